@@ -1,0 +1,13 @@
+//go:build tools
+
+// Package cluster pins the control-plane commands this module builds, so
+// `go mod tidy` keeps their dependencies.
+package cluster
+
+import (
+	_ "go.etcd.io/etcd/server/v3"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
