@@ -1,0 +1,5 @@
+export * from './keys.ts';
+export * from './reasons.ts';
+export * from './errors.ts';
+export * from './rollout.ts';
+export { rolloutSpecProblems, fieldPath } from './validate.ts';

@@ -1,0 +1,47 @@
+/**
+ * Every name Stepwise writes into a cluster: API group, field manager, label and annotation
+ * keys. One module, so an "Argo compatibility" profile (serving argoproj.io and its keys) is a
+ * configuration change here, not a rewrite.
+ */
+export const GROUP = 'stepwise.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const ROLLOUT_KIND = 'Rollout';
+export const ROLLOUT_PLURAL = 'rollouts';
+export const ROLLOUT_SHORT_NAMES = ['swro'] as const;
+
+/** Server-side apply field manager for everything the controller owns. */
+export const FIELD_MANAGER = 'stepwise-controller';
+/** Field manager of the kubectl plugin's requests (promote, abort, retry) on `status`. */
+export const PLUGIN_FIELD_MANAGER = 'kubectl-stepwise';
+/** Name of the reporting controller on Events and holder prefix on the Lease. */
+export const CONTROLLER_NAME = 'stepwise-controller';
+export const LEASE_NAME = 'stepwise-controller-leader';
+
+/** Argo's key, kept so Services and dashboards written for Argo Rollouts keep working. */
+export const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';
+
+const prefix = `${GROUP}/`;
+/** On objects of the user's that we modify (Services): which Rollout manages them. */
+export const MANAGED_BY_ANNOTATION = `${prefix}managed-by`;
+/** On ReplicaSets: the Rollout revision number of their template. */
+export const REVISION_ANNOTATION = `${prefix}revision`;
+/** On ReplicaSets: RFC 3339 time after which a scaled-up old ReplicaSet is scaled down. */
+export const SCALE_DOWN_DEADLINE_ANNOTATION = `${prefix}scale-down-deadline`;
+/** On ReplicaSets: the `spec.restartAt` whose restart has completed for that ReplicaSet. */
+export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
+/** On pods of a canary/stable ReplicaSet, the role given by canaryMetadata/stableMetadata. */
+export const ROLE_LABEL = `${prefix}role`;
+
+/** GitOps tracking keys that objects we create must never copy (GitOps rule 2). */
+export const GITOPS_TRACKING_KEYS: readonly string[] = [
+  'app.kubernetes.io/instance',
+  'argocd.argoproj.io/tracking-id',
+  'argocd.argoproj.io/instance',
+  'kustomize.toolkit.fluxcd.io/name',
+  'kustomize.toolkit.fluxcd.io/namespace',
+  'helm.toolkit.fluxcd.io/name',
+  'helm.toolkit.fluxcd.io/namespace',
+  'kubectl.kubernetes.io/last-applied-configuration',
+];

@@ -1,0 +1,64 @@
+/**
+ * Condition types, condition reasons, pause reasons and event reasons. Argo Rollouts' strings
+ * are kept exactly: notifications, Argo CD health checks and dashboards match on them.
+ */
+export const ConditionType = {
+  Progressing: 'Progressing',
+  Available: 'Available',
+  Healthy: 'Healthy',
+  Paused: 'Paused',
+  InvalidSpec: 'InvalidSpec',
+  Completed: 'Completed',
+  ReplicaFailure: 'ReplicaFailure',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+export const Reason = {
+  // Progressing
+  NewReplicaSetCreated: 'NewReplicaSetCreated',
+  FoundNewReplicaSet: 'FoundNewReplicaSet',
+  ReplicaSetUpdated: 'ReplicaSetUpdated',
+  NewReplicaSetAvailable: 'NewReplicaSetAvailable',
+  RolloutUpdated: 'RolloutUpdated',
+  RolloutPaused: 'RolloutPaused',
+  RolloutResumed: 'RolloutResumed',
+  RolloutAborted: 'RolloutAborted',
+  RolloutRetry: 'RolloutRetry',
+  ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  ReplicaSetNotAvailable: 'ReplicaSetNotAvailable',
+  ServiceReferenceError: 'ServiceReferenceError',
+  ReconciliationError: 'ReconciliationError',
+  // Available
+  AvailableReason: 'AvailableReason',
+  // Completed / Healthy
+  RolloutCompleted: 'RolloutCompleted',
+  RolloutNotCompleted: 'RolloutNotCompleted',
+  RolloutHealthy: 'RolloutHealthy',
+  RolloutNotHealthy: 'RolloutNotHealthy',
+  // InvalidSpec
+  InvalidSpec: 'InvalidSpec',
+  // Event-only
+  RolloutStepCompleted: 'RolloutStepCompleted',
+  ScalingReplicaSet: 'ScalingReplicaSet',
+  TrafficWeightUpdated: 'TrafficWeightUpdated',
+  SwitchService: 'SwitchService',
+  RolloutRestarted: 'RolloutRestarted',
+  DeletedOldReplicaSet: 'DeletedOldReplicaSet',
+  SkipSteps: 'SkipSteps',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+export const PauseReason = {
+  CanaryPauseStep: 'CanaryPauseStep',
+  InconclusiveAnalysisRun: 'InconclusiveAnalysisRun',
+  AwaitingApproval: 'AwaitingApproval',
+} as const;
+export type PauseReason = (typeof PauseReason)[keyof typeof PauseReason];
+
+export const Phase = {
+  Healthy: 'Healthy',
+  Progressing: 'Progressing',
+  Paused: 'Paused',
+  Degraded: 'Degraded',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];

@@ -1,0 +1,159 @@
+/**
+ * The Rollout API (`stepwise.dev/v1alpha1`): one schema source for the TypeScript types, the
+ * runtime validation and the CRD. Field names and meanings follow Argo Rollouts'
+ * `argoproj.io/v1alpha1` Rollout, so a manifest converts by changing `apiVersion`.
+ */
+import Type, { type Static } from 'typebox';
+import type { V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
+import { IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
+
+const NonNegInt = (description: string): ReturnType<typeof Type.Integer> =>
+  Type.Integer({ minimum: 0, format: 'int32', description });
+
+export const LabelSelectorSchema = Strict(
+  {
+    matchLabels: Type.Optional(StringMap),
+    matchExpressions: Type.Optional(
+      Type.Array(
+        Strict({
+          key: Type.String(),
+          operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+          values: Type.Optional(Type.Array(Type.String())),
+        }),
+      ),
+    ),
+  },
+  {
+    description: 'Label selector for pods. Must match the template labels. Immutable.',
+    'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'selector is immutable' }],
+  },
+);
+
+export const PodMetadataSchema = Strict({
+  labels: Type.Optional(StringMap),
+  annotations: Type.Optional(StringMap),
+});
+
+export const SetCanaryScaleSchema = Strict(
+  {
+    weight: Type.Optional(Type.Integer({ format: 'int32' })),
+    replicas: Type.Optional(Type.Integer({ format: 'int32' })),
+    matchTrafficWeight: Type.Optional(Type.Boolean()),
+  },
+  { description: 'Canary replica count independent of traffic weight: exactly one field.' },
+);
+
+export const PauseSchema = Strict({
+  duration: Type.Optional(
+    IntOrString({ description: 'Seconds, or a duration string such as "30s", "5m", "1h".' }),
+  ),
+});
+
+export const CanaryStepSchema = Strict(
+  {
+    setWeight: Type.Optional(Type.Integer({ format: 'int32', description: 'Canary weight, %.' })),
+    pause: Type.Optional(PauseSchema),
+    setCanaryScale: Type.Optional(SetCanaryScaleSchema),
+  },
+  { minProperties: 1, maxProperties: 1, description: 'One action per step.' },
+);
+
+export const CanaryStrategySchema = Strict({
+  steps: Type.Optional(Type.Array(CanaryStepSchema)),
+  maxSurge: Type.Optional(IntOrString({ description: 'Default 25%.' })),
+  maxUnavailable: Type.Optional(IntOrString({ description: 'Default 25%.' })),
+  canaryService: Type.Optional(Type.String()),
+  stableService: Type.Optional(Type.String()),
+  scaleDownDelaySeconds: Type.Optional(NonNegInt('Default 30. Traffic routing only.')),
+  scaleDownDelayRevisionLimit: Type.Optional(NonNegInt('Old ReplicaSets kept scaled up.')),
+  abortScaleDownDelaySeconds: Type.Optional(NonNegInt('Default 30; 0 keeps the canary up.')),
+  dynamicStableScale: Type.Optional(Type.Boolean()),
+  canaryMetadata: Type.Optional(PodMetadataSchema),
+  stableMetadata: Type.Optional(PodMetadataSchema),
+});
+
+export const RolloutSpecSchema = Strict({
+  replicas: Type.Optional(NonNegInt('Desired pods. Default 1.')),
+  selector: LabelSelectorSchema,
+  template: Opaque<V1PodTemplateSpec>({ description: 'Pod template (as in a Deployment).' }),
+  minReadySeconds: Type.Optional(NonNegInt('Seconds a pod must be ready to count available.')),
+  revisionHistoryLimit: Type.Optional(NonNegInt('Old ReplicaSets kept. Default 10.')),
+  paused: Type.Optional(Type.Boolean()),
+  progressDeadlineSeconds: Type.Optional(NonNegInt('Default 600.')),
+  progressDeadlineAbort: Type.Optional(Type.Boolean()),
+  restartAt: Type.Optional(Time),
+  strategy: Strict({ canary: Type.Optional(CanaryStrategySchema) }),
+});
+
+export const ConditionSchema = Strict({
+  type: Type.String(),
+  status: StringEnum(['True', 'False', 'Unknown']),
+  reason: Type.String(),
+  message: Type.String(),
+  lastUpdateTime: Time,
+  lastTransitionTime: Time,
+});
+
+export const PauseConditionSchema = Strict({ reason: Type.String(), startTime: Time });
+
+const WeightDestination = Strict({
+  weight: Type.Integer({ format: 'int32' }),
+  serviceName: Type.Optional(Type.String()),
+  podTemplateHash: Type.Optional(Type.String()),
+});
+
+export const RolloutStatusSchema = Strict({
+  phase: Type.Optional(StringEnum(['Healthy', 'Progressing', 'Paused', 'Degraded'])),
+  message: Type.Optional(Type.String()),
+  observedGeneration: Type.Optional(Type.String()),
+  currentPodHash: Type.Optional(Type.String()),
+  stableRS: Type.Optional(Type.String()),
+  currentStepIndex: Type.Optional(Type.Integer({ format: 'int32' })),
+  currentStepHash: Type.Optional(Type.String()),
+  replicas: Type.Optional(Type.Integer({ format: 'int32' })),
+  updatedReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
+  readyReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
+  availableReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
+  HPAReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
+  selector: Type.Optional(Type.String()),
+  collisionCount: Type.Optional(Type.Integer({ format: 'int32' })),
+  pauseConditions: Type.Optional(
+    Type.Array(PauseConditionSchema, {
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['reason'],
+    }),
+  ),
+  controllerPause: Type.Optional(Type.Boolean()),
+  abort: Type.Optional(Type.Boolean()),
+  abortedAt: Type.Optional(Time),
+  promoteFull: Type.Optional(Type.Boolean()),
+  restartedAt: Type.Optional(Time),
+  canary: Type.Optional(
+    Strict({
+      weights: Type.Optional(Strict({ canary: WeightDestination, stable: WeightDestination })),
+    }),
+  ),
+  conditions: Type.Optional(
+    Type.Array(ConditionSchema, {
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    }),
+  ),
+});
+
+export type LabelSelector = Static<typeof LabelSelectorSchema>;
+export type PodMetadata = Static<typeof PodMetadataSchema>;
+export type CanaryStep = Static<typeof CanaryStepSchema>;
+export type CanaryStrategy = Static<typeof CanaryStrategySchema>;
+export type RolloutSpec = Static<typeof RolloutSpecSchema>;
+export type RolloutStatus = Static<typeof RolloutStatusSchema>;
+export type Condition = Static<typeof ConditionSchema>;
+export type PauseCondition = Static<typeof PauseConditionSchema>;
+
+export interface Rollout {
+  apiVersion: string;
+  kind: string;
+  metadata: V1ObjectMeta;
+  spec: RolloutSpec;
+  status?: RolloutStatus;
+}

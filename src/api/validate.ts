@@ -1,0 +1,71 @@
+/**
+ * Runtime validation of objects read from the cluster against the same schemas the CRD is
+ * generated from. The API server has already pruned and type-checked them; this catches what
+ * older CRD versions let through and gives InvalidSpec messages with field paths.
+ */
+import { Compile } from 'typebox/compile';
+import { RolloutSpecSchema } from './rollout.ts';
+
+const rolloutSpec = Compile(RolloutSpecSchema);
+
+/** Problems with a Rollout's spec, one line each (`spec.strategy.canary.steps[1]: must …`). */
+export function rolloutSpecProblems(spec: unknown): string[] {
+  if (rolloutSpec.Check(spec)) return [];
+  const errors = [...rolloutSpec.Errors(spec)];
+  const problems = new Set<string>();
+  for (const error of errors) {
+    if (redundant(error, errors)) continue;
+    problems.add(`${fieldPath('spec', error.instancePath)}: ${describe(error)}`);
+  }
+  return problems.size > 0 ? [...problems] : ['spec: does not match the Rollout schema'];
+}
+
+interface SchemaError {
+  readonly keyword: string;
+  readonly schemaPath: string;
+  readonly instancePath: string;
+  readonly message: string;
+  readonly params: unknown;
+}
+
+/** Errors that repeat what a more useful error on the same field already says. */
+function redundant(error: SchemaError, all: readonly SchemaError[]): boolean {
+  if (error.keyword === 'boolean' || error.schemaPath.includes('/anyOf/')) return true;
+  if (error.keyword !== 'additionalProperties') return false;
+  // A map's value of the wrong type is reported on the value itself.
+  const names = (error.params as { additionalProperties?: string[] }).additionalProperties ?? [];
+  return names.every((name) =>
+    all.some(
+      (e) =>
+        e.keyword !== 'boolean' &&
+        e !== error &&
+        e.instancePath.startsWith(`${error.instancePath}/${name}`),
+    ),
+  );
+}
+
+function describe(error: SchemaError): string {
+  if (error.keyword === 'anyOf') return 'must be an integer or a string such as "25%"';
+  if (error.keyword === 'additionalProperties') {
+    const names = (error.params as { additionalProperties?: string[] }).additionalProperties;
+    return `unknown field${names && names.length > 1 ? 's' : ''} ${(names ?? []).join(', ')}`;
+  }
+  if (error.keyword === 'required') {
+    const names = (error.params as { requiredProperties?: string[] }).requiredProperties;
+    return `must have ${(names ?? []).join(', ')}`;
+  }
+  if (error.keyword === 'maxProperties' || error.keyword === 'minProperties') {
+    return 'must set exactly one action';
+  }
+  return error.message;
+}
+
+/** `/strategy/canary/steps/1/setWeight` → `spec.strategy.canary.steps[1].setWeight` */
+export function fieldPath(root: string, pointer: string): string {
+  let out = root;
+  for (const part of pointer.split('/').slice(1)) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    out += /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
+  }
+  return out;
+}

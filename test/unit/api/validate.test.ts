@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rolloutSpecProblems, fieldPath } from '../../../src/api/index.ts';
+
+const valid = {
+  replicas: 4,
+  selector: { matchLabels: { app: 'web' } },
+  template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c' }] } },
+  strategy: {
+    canary: {
+      maxSurge: '25%',
+      maxUnavailable: 0,
+      steps: [{ setWeight: 20 }, { pause: {} }, { pause: { duration: '30s' } }, { setWeight: 60 }],
+    },
+  },
+};
+
+test('a valid spec has no problems', () => {
+  assert.deepEqual(rolloutSpecProblems(valid), []);
+});
+
+test('problems name the field path and say what must hold', () => {
+  const problems = rolloutSpecProblems({
+    ...valid,
+    replicas: 'four',
+    strategy: { canary: { steps: [{ setWeight: 10, pause: {} }], surprise: true } },
+  });
+  assert.ok(problems.includes('spec.replicas: must be integer'), problems.join('\n'));
+  assert.ok(problems.includes('spec.strategy.canary.steps[0]: must set exactly one action'));
+  assert.ok(problems.includes('spec.strategy.canary: unknown field surprise'));
+});
+
+test('a missing selector is reported', () => {
+  const { selector: _selector, ...noSelector } = valid;
+  assert.deepEqual(rolloutSpecProblems(noSelector), ['spec: must have selector']);
+});
+
+test('field paths render JSON pointers the way kubectl does', () => {
+  assert.equal(
+    fieldPath('spec', '/strategy/canary/steps/3/pause'),
+    'spec.strategy.canary.steps[3].pause',
+  );
+  assert.equal(fieldPath('spec', ''), 'spec');
+});
