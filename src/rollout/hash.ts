@@ -1,0 +1,42 @@
+/**
+ * Pod-template hashing, pure: FNV-1a (32 bit) over a canonical JSON of the template, encoded
+ * with Kubernetes' "safe" alphabet (no vowels, so no words). Stable across key order.
+ */
+const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  const bytes = new TextEncoder().encode(text);
+  for (const byte of bytes) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+export function safeEncode(n: number): string {
+  let out = '';
+  let v = n;
+  do {
+    out = SAFE_ALPHABET.charAt(v % SAFE_ALPHABET.length) + out;
+    v = Math.floor(v / SAFE_ALPHABET.length);
+  } while (v > 0);
+  return out;
+}
+
+/** The `rollouts-pod-template-hash` of a template; `collisionCount` is mixed in when set. */
+export function podTemplateHash(template: unknown, collisionCount = 0): string {
+  const suffix = collisionCount > 0 ? `#${collisionCount}` : '';
+  return safeEncode(fnv1a32(canonicalJson(template) + suffix));
+}

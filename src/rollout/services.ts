@@ -1,0 +1,39 @@
+/**
+ * canaryService / stableService: their selectors are pinned to a ReplicaSet's pod-template hash.
+ * Service.spec.selector is an atomic map, so the apply carries the whole selector: the user's
+ * labels plus our hash label.
+ */
+import { MANAGED_BY_ANNOTATION, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+import type { Service } from '../api/index.ts';
+
+export interface ServiceSwitch {
+  readonly body: Service;
+  readonly from?: string;
+  readonly to: string;
+}
+
+/** The apply that pins `service` to `hash`, or undefined when it is already pinned. */
+export function pinService(
+  service: Service,
+  hash: string,
+  rolloutName: string,
+): ServiceSwitch | undefined {
+  const selector = service.spec?.selector ?? {};
+  const from = selector[POD_TEMPLATE_HASH_LABEL];
+  const marked = service.metadata?.annotations?.[MANAGED_BY_ANNOTATION] === rolloutName;
+  if (from === hash && marked) return undefined;
+  return {
+    from,
+    to: hash,
+    body: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: service.metadata?.name,
+        namespace: service.metadata?.namespace,
+        annotations: { [MANAGED_BY_ANNOTATION]: rolloutName },
+      },
+      spec: { selector: { ...selector, [POD_TEMPLATE_HASH_LABEL]: hash } },
+    },
+  };
+}

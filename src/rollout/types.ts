@@ -1,0 +1,43 @@
+/**
+ * The planner's contract: what the shell observed (from the informer caches, plus the time)
+ * and the ordered writes it should make. Plain values only, no clients.
+ */
+import type { PodMetadataPatch } from './pod-metadata.ts';
+import type { Pod, ReplicaSet, Reason, Rollout, RolloutStatus, Service } from '../api/index.ts';
+
+export interface Observed {
+  readonly rollout: Rollout;
+  /** ReplicaSets whose controller owner is this Rollout. */
+  readonly replicaSets: readonly ReplicaSet[];
+  /** Pods of those ReplicaSets (used for restartAt and ephemeral metadata). */
+  readonly pods: readonly Pod[];
+  /** Services named by canaryService / stableService, by name; absent when not found. */
+  readonly services: ReadonlyMap<string, Service>;
+  /** Epoch milliseconds, read once by the shell. */
+  readonly now: number;
+}
+
+export type Write =
+  /** Server-side apply of a whole ReplicaSet we own (create or update). */
+  | { readonly kind: 'applyReplicaSet'; readonly body: ReplicaSet; readonly reason: string }
+  | { readonly kind: 'deleteReplicaSet'; readonly name: string }
+  /** Server-side apply of the fields we own on the user's Service (its selector's hash). */
+  | { readonly kind: 'applyService'; readonly body: Service }
+  /** Eviction (PDB-aware delete) of a pod, for restartAt. */
+  | { readonly kind: 'evictPod'; readonly name: string }
+  /** Merge patch of a pod's role labels/annotations (canary/stableMetadata); null removes. */
+  | { readonly kind: 'patchPodMetadata'; readonly name: string; readonly patch: PodMetadataPatch }
+  /** Server-side apply of the whole status we own, through the status subresource. */
+  | { readonly kind: 'applyStatus'; readonly status: RolloutStatus }
+  | {
+      readonly kind: 'event';
+      readonly type: 'Normal' | 'Warning';
+      readonly reason: Reason;
+      readonly message: string;
+    };
+
+export interface Plan {
+  readonly writes: readonly Write[];
+  /** When a timer matters (pause expiry, scale-down delay, progress deadline). */
+  readonly requeueAfterMs?: number;
+}

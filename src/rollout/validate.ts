@@ -1,0 +1,93 @@
+/**
+ * What makes a Rollout impossible to act on, beyond its schema: every problem found, each one
+ * line naming the field and what must hold. Non-empty → InvalidSpec condition, no other action.
+ */
+import { MANAGED_BY_ANNOTATION, rolloutSpecProblems } from '../api/index.ts';
+import type { Rollout, Service } from '../api/index.ts';
+import { parsePauseDuration } from './duration.ts';
+import { resolveSurgeUnavailable } from './intorpercent.ts';
+import { selectorIsEmpty, selectorMatches } from './selector.ts';
+
+export function specProblems(
+  rollout: Rollout,
+  services: ReadonlyMap<string, Service>,
+): readonly string[] {
+  const schema = rolloutSpecProblems(rollout.spec);
+  if (schema.length > 0) return schema;
+  const spec = rollout.spec;
+  const problems: string[] = [];
+  const labels = spec.template.metadata?.labels ?? {};
+  if (selectorIsEmpty(spec.selector)) {
+    problems.push('spec.selector: must not be empty (it would select all pods)');
+  } else if (!selectorMatches(spec.selector, labels)) {
+    problems.push('spec.selector: must match spec.template.metadata.labels');
+  }
+  const replicas = spec.replicas ?? 1;
+  const progressDeadline = spec.progressDeadlineSeconds ?? 600;
+  if (progressDeadline <= (spec.minReadySeconds ?? 0)) {
+    problems.push('spec.progressDeadlineSeconds: must be greater than spec.minReadySeconds');
+  }
+  const canary = spec.strategy.canary;
+  if (canary === undefined) {
+    problems.push('spec.strategy.canary: must be set (the only strategy so far)');
+    return problems;
+  }
+  const surge = resolveSurgeUnavailable(canary.maxSurge, canary.maxUnavailable, replicas);
+  if (!surge.ok) problems.push(`spec.strategy.canary: ${surge.error}`);
+  (canary.steps ?? []).forEach((step, i) => {
+    const at = `spec.strategy.canary.steps[${i}]`;
+    if (step.setWeight !== undefined && (step.setWeight < 0 || step.setWeight > 100)) {
+      problems.push(`${at}.setWeight: must be between 0 and 100, got ${step.setWeight}`);
+    }
+    const duration = step.pause?.duration;
+    if (duration !== undefined) {
+      const parsed = parsePauseDuration(duration);
+      if (!parsed.ok) problems.push(`${at}.pause.duration: ${parsed.error}`);
+    }
+    const scale = step.setCanaryScale;
+    if (scale !== undefined) {
+      const set = [scale.replicas, scale.weight, scale.matchTrafficWeight].filter(
+        (v) => v !== undefined,
+      );
+      if (set.length !== 1) {
+        problems.push(
+          `${at}.setCanaryScale: must set exactly one of replicas, weight, matchTrafficWeight`,
+        );
+      }
+      if (scale.replicas !== undefined && scale.replicas < 0) {
+        problems.push(`${at}.setCanaryScale.replicas: must not be negative`);
+      }
+      if (scale.weight !== undefined && (scale.weight < 0 || scale.weight > 100)) {
+        problems.push(`${at}.setCanaryScale.weight: must be between 0 and 100`);
+      }
+    }
+  });
+  if (canary.dynamicStableScale === true) {
+    problems.push('spec.strategy.canary.dynamicStableScale: requires trafficRouting');
+  }
+  if (
+    canary.scaleDownDelayRevisionLimit !== undefined &&
+    (spec.revisionHistoryLimit ?? 10) < canary.scaleDownDelayRevisionLimit
+  ) {
+    problems.push(
+      'spec.revisionHistoryLimit: must not be less than strategy.canary.scaleDownDelayRevisionLimit',
+    );
+  }
+  if (canary.canaryService !== undefined && canary.canaryService === canary.stableService) {
+    problems.push('spec.strategy.canary: canaryService and stableService must differ');
+  }
+  for (const field of ['canaryService', 'stableService'] as const) {
+    const name = canary[field];
+    if (name === undefined) continue;
+    const service = services.get(name);
+    const owner = service?.metadata?.annotations?.[MANAGED_BY_ANNOTATION];
+    if (service === undefined) {
+      problems.push(`spec.strategy.canary.${field}: Service "${name}" not found`);
+    } else if (owner !== undefined && owner !== rollout.metadata.name) {
+      problems.push(
+        `spec.strategy.canary.${field}: Service "${name}" is managed by Rollout "${owner}"`,
+      );
+    }
+  }
+  return problems;
+}
