@@ -1,0 +1,95 @@
+/**
+ * Controller configuration, parsed and validated once at start-up from flags and environment.
+ * A bad value is an error that names the flag, never a silent fallback.
+ */
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Level } from './logger.ts';
+
+export interface ControllerConfig {
+  /** Watch one namespace, or all when undefined. */
+  readonly namespace?: string;
+  readonly workers: number;
+  readonly metricsHost: string;
+  readonly metricsPort: number;
+  readonly leaderElect: boolean;
+  readonly leaseNamespace: string;
+  readonly identity: string;
+  readonly logLevel: Level;
+  /** client-side rate limit on API requests */
+  readonly qps: number;
+  readonly burst: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const USAGE = `stepwise-controller [flags]
+  --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
+  --workers N                concurrent reconciles (default 10)
+  --metrics-bind-address A   host:port of /metrics /healthz /readyz (default 127.0.0.1:8090)
+  --leader-elect BOOL        run leader election on a Lease (default true)
+  --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
+  --identity ID              holder identity (default: hostname_pid)
+  --log-level LEVEL          debug|info|warn|error (default info)
+  --qps N / --burst N        API client rate limit (default 50 / 100)`;
+
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ControllerConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      namespace: { type: 'string' },
+      workers: { type: 'string' },
+      'metrics-bind-address': { type: 'string' },
+      'leader-elect': { type: 'string' },
+      'lease-namespace': { type: 'string' },
+      identity: { type: 'string' },
+      'log-level': { type: 'string' },
+      qps: { type: 'string' },
+      burst: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help === true) throw new ConfigError(USAGE);
+  const [metricsHost, metricsPort] = hostPort(values['metrics-bind-address'] ?? '127.0.0.1:8090');
+  const logLevel = values['log-level'] ?? env.STEPWISE_LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
+    throw new ConfigError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  }
+  return {
+    namespace: values.namespace ?? (env.STEPWISE_NAMESPACE || undefined),
+    workers: positiveInt('--workers', values.workers ?? '10'),
+    metricsHost,
+    metricsPort,
+    leaderElect: bool('--leader-elect', values['leader-elect'] ?? 'true'),
+    leaseNamespace: values['lease-namespace'] ?? (env.POD_NAMESPACE || 'default'),
+    identity: values.identity ?? `${hostname()}_${process.pid}`,
+    logLevel: logLevel as Level,
+    qps: positiveInt('--qps', values.qps ?? '50'),
+    burst: positiveInt('--burst', values.burst ?? '100'),
+  };
+}
+
+function positiveInt(flag: string, v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1)
+    throw new ConfigError(`${flag} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function bool(flag: string, v: string): boolean {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new ConfigError(`${flag} must be true or false, got "${v}"`);
+}
+
+function hostPort(v: string): [string, number] {
+  const i = v.lastIndexOf(':');
+  const port = Number(v.slice(i + 1));
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`--metrics-bind-address must be host:port, got "${v}"`);
+  }
+  return [v.slice(0, i) || '0.0.0.0', port];
+}
