@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local control plane (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl from Kubernetes' Go modules; kwok from its own module)
-# into a cache directory keyed by the versions. Prints the directory on success.
-# Never writes binaries into the repository.
+# into a cache directory keyed by the versions, and copies kwok's stage definitions
+# (kustomize/stage from its module zip) next to them as kwok-stages/. Prints the
+# directory on success. Never writes binaries into the repository.
 set -euo pipefail
 
 K8S_VERSION=v1.37.2
@@ -23,9 +24,21 @@ for dir in "${STEPWISE_K8S_ASSETS:-}" "${KUBEBUILDER_ASSETS:-}"; do
   say "ignoring $dir: it lacks some of ${want[*]}"
 done
 
+# kwok's stages ship in its module zip; test/cluster/kwok-stages.ts reads them from here.
+copy_kwok_stages() {
+  [ -d "$out/kwok-stages" ] && return 0
+  local dir
+  dir=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$dir/kustomize/stage" ] || { say "kwok module has no kustomize/stage (dir: '$dir')"; return 1; }
+  rm -rf "$out/kwok-stages.tmp"
+  cp -r "$dir/kustomize/stage" "$out/kwok-stages.tmp"
+  chmod -R u+w "$out/kwok-stages.tmp"   # the module cache is read-only
+  mv "$out/kwok-stages.tmp" "$out/kwok-stages"
+}
+
 missing=()
 for b in "${want[@]}"; do [ -x "$out/$b" ] || missing+=("$b"); done
-if [ ${#missing[@]} -eq 0 ]; then echo "$out"; exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then copy_kwok_stages; echo "$out"; exit 0; fi
 
 mkdir -p "$out"
 export CGO_ENABLED=0
@@ -56,5 +69,6 @@ for b in "${missing[@]}"; do
   mv "$out/$b.tmp" "$out/$b"
   say "[$i/${#missing[@]}] $b done in $(( $(date +%s) - t0 ))s"
 done
+copy_kwok_stages
 say "all control-plane binaries ready in $out ($(( $(date +%s) - start ))s)"
 echo "$out"

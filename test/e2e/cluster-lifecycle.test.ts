@@ -1,0 +1,110 @@
+// The harness never leaves a control plane behind: not after stop(), not after a failed start,
+// not when its owner is told to terminate, and (via the next start) not when its owner is
+// killed outright. Each test starts its own one-node cluster under a private parent dir, so
+// "nothing left" can be checked by looking for any process that mentions that dir.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startCluster } from '../cluster/cluster.ts';
+import { KubeHttp } from '../cluster/kube-http.ts';
+import { readCredentials } from '../cluster/kubeconfig.ts';
+import { isAlive, processesMentioning, reapOrphans } from '../cluster/orphans.ts';
+
+const CLUSTER_MODULE = fileURLToPath(new URL('../cluster/cluster.ts', import.meta.url));
+
+function privateParent(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stepwise-lifecycle-'));
+  t.after(() => {
+    processesMentioning(dir).forEach((pid) => process.kill(pid, 'SIGKILL'));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+function assertNothingLeft(parent: string, pids: readonly number[]): void {
+  assert.deepEqual(pids.filter(isAlive), [], 'control-plane pids still alive');
+  assert.deepEqual(processesMentioning(parent), [], 'processes still mention the data dir');
+  assert.deepEqual(readdirSync(parent), [], 'the data dir is still there');
+}
+
+test('stop() ends every process it started and removes the data dir', async (t) => {
+  const parent = privateParent(t);
+  const cluster = await startCluster({ nodes: 1, parentDir: parent, log: () => undefined });
+  const pids = cluster.processes.map((p) => p.pid);
+  assert.deepEqual(cluster.processes.map((p) => p.name).sort(), [
+    'etcd',
+    'kube-apiserver',
+    'kube-controller-manager',
+    'kube-scheduler',
+    'kwok',
+  ]);
+  assert.ok(pids.every(isAlive));
+  const api = new KubeHttp(readCredentials(cluster.kubeconfigPath));
+  assert.equal((await api.request('GET', '/readyz')).status, 200);
+  api.close();
+  await cluster.stop();
+  assertNothingLeft(parent, pids);
+});
+
+test('a failed start shows the failing component log and cleans up', async (t) => {
+  const parent = privateParent(t);
+  const lines: string[] = [];
+  await assert.rejects(
+    startCluster({
+      nodes: 1,
+      parentDir: parent,
+      log: (l) => lines.push(l),
+      extraArgs: { 'kube-apiserver': ['--no-such-flag'] },
+    }),
+    /kube-apiserver exited with code 1/,
+  );
+  const output = lines.join('\n');
+  assert.match(output, /kube-apiserver did not come up; last lines of/);
+  assert.match(output, /unknown flag: --no-such-flag/);
+  assertNothingLeft(parent, []);
+});
+
+/** Starts a cluster in a separate Node process; resolves once it is ready. */
+async function startOwner(parent: string) {
+  const script = `
+    import { startCluster } from ${JSON.stringify(CLUSTER_MODULE)};
+    const c = await startCluster({ nodes: 1, parentDir: process.env.PARENT, log: () => {} });
+    console.log(JSON.stringify(c.processes.map((p) => p.pid)));
+    setInterval(() => {}, 1 << 30);`;
+  const owner = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, PARENT: parent },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
+  const pids = await new Promise<number[]>((resolve, reject) => {
+    owner.stdout
+      .setEncoding('utf8')
+      .once('data', (line: string) => resolve(JSON.parse(line) as number[]));
+    void exited.then((code) => reject(new Error(`owner exited with ${code} before ready`)));
+  });
+  return { owner, pids, exited };
+}
+
+test('SIGTERM to the owning process stops its cluster', async (t) => {
+  const parent = privateParent(t);
+  const { owner, pids, exited } = await startOwner(parent);
+  assert.ok(pids.every(isAlive));
+  owner.kill('SIGTERM');
+  assert.equal(await exited, 128 + 15);
+  assertNothingLeft(parent, pids);
+});
+
+test('a cluster whose owner was SIGKILLed is reaped by the next start', async (t) => {
+  const parent = privateParent(t);
+  const { owner, pids, exited } = await startOwner(parent);
+  owner.kill('SIGKILL');
+  await exited;
+  assert.ok(pids.every(isAlive), 'SIGKILL leaves orphans; this is what reaping is for');
+  assert.equal(reapOrphans(parent).length, 1);
+  await new Promise((r) => setTimeout(r, 200)); // SIGKILL is delivered asynchronously
+  assertNothingLeft(parent, pids);
+});
