@@ -5,7 +5,7 @@
 // node test/cluster/cli.ts with -- CMD   run CMD with KUBECONFIG and PATH set, on the cluster
 //                                        `up` left running if it is healthy, else on a fresh
 //                                        one that lives as long as CMD; exits with CMD's code
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -94,38 +94,55 @@ async function status(): Promise<number> {
 async function withCluster(command: readonly string[]): Promise<number> {
   const [cmd, ...args] = command;
   if (!cmd) throw new Error('usage: cli.ts with -- COMMAND [ARGS...]');
-  const existing = state.readState();
-  let fresh: Cluster | undefined;
-  let env: NodeJS.ProcessEnv;
-  if (existing && (await state.isHealthy(existing))) {
-    say(`using the running cluster at ${existing.server} (pid ${existing.pid})`);
-    env = state.clusterEnv(existing);
-  } else {
-    if (existing) say(`the cluster recorded in ${state.STATE_FILE} is gone; starting a fresh one`);
-    // Our own signal handling below: the command first, then the cluster.
-    fresh = await startCluster({ handleSignals: false });
-    env = state.clusterEnv(fresh);
-  }
-  const child = spawn(cmd, args, { stdio: 'inherit', env });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  // Signals: during the start they abort it (the harness cleans up); later they go to the
+  // command, and the cluster stops once the command has exited. SIGINT is not forwarded: a
+  // Ctrl-C reaches the command directly, as it shares our terminal's process group.
+  const aborter = new AbortController();
+  let child: ChildProcess | undefined;
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    received ??= signal;
+    if (!child) aborter.abort();
+    else if (signal !== 'SIGINT') child.kill(signal);
+  };
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  signals.forEach((sig) => process.on(sig, forward));
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-    (resolve) => {
-      child.on('exit', (code, signal) => resolve({ code, signal }));
-      child.on('error', (err) => {
-        say(`cannot run ${cmd}: ${err.message}`);
-        resolve({ code: 127, signal: null });
-      });
-    },
-  );
-  if (fresh) {
-    say('stopping the cluster...');
-    await fresh.stop();
-    say('stopped');
+  signals.forEach((sig) => process.on(sig, onSignal));
+  let fresh: Cluster | undefined;
+  try {
+    const existing = state.readState();
+    let env: NodeJS.ProcessEnv;
+    if (existing && (await state.isHealthy(existing))) {
+      say(`using the running cluster at ${existing.server} (pid ${existing.pid})`);
+      env = state.clusterEnv(existing);
+    } else {
+      if (existing) say(`the cluster in ${state.STATE_FILE} is gone; starting a fresh one`);
+      fresh = await startCluster({ handleSignals: false, signal: aborter.signal });
+      env = state.clusterEnv(fresh);
+    }
+    if (received) return 128 + signalNumber(received);
+    const running = spawn(cmd, args, { stdio: 'inherit', env });
+    child = running;
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve) => {
+        running.on('exit', (code, signal) => resolve({ code, signal }));
+        running.on('error', (err) => {
+          say(`cannot run ${cmd}: ${err.message}`);
+          resolve({ code: 127, signal: null });
+        });
+      },
+    );
+    return exit.code ?? 128 + signalNumber(exit.signal);
+  } catch (err) {
+    if (received) return 128 + signalNumber(received);
+    throw err;
+  } finally {
+    if (fresh) {
+      say('stopping the cluster...');
+      await fresh.stop();
+      say('stopped');
+    }
+    signals.forEach((sig) => process.off(sig, onSignal));
   }
-  signals.forEach((sig) => process.off(sig, forward));
-  return exit.code ?? 128 + signalNumber(exit.signal);
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {

@@ -33,6 +33,8 @@ export interface ClusterOptions {
   readonly timeoutMs?: number;
   /** Where the temporary data dir goes. Default: the OS temp dir. */
   readonly parentDir?: string;
+  /** Aborting it makes a start in progress fail (and clean up) at the next wait. */
+  readonly signal?: AbortSignal;
   /** Extra command-line flags per component (tests use this to provoke a failed start). */
   readonly extraArgs?: Partial<Record<ComponentName, readonly string[]>>;
 }
@@ -203,6 +205,7 @@ class ControlPlane implements Cluster {
   }
 
   #spawn(name: ComponentName, layout: Layout, announce = true, env?: NodeJS.ProcessEnv): void {
+    this.#opts.signal?.throwIfAborted();
     if (announce) this.#log(`starting ${name}...`);
     const extra = this.#opts.extraArgs?.[name] ?? [];
     this.#procs.push(
@@ -224,9 +227,13 @@ class ControlPlane implements Cluster {
     try {
       await pollUntil(what, async () => ((await probe()) ? true : undefined), {
         timeoutMs: this.#opts.timeoutMs ?? 90_000,
-        abortIf: () => this.#procs.map((p) => p.failure()).find((e) => e !== undefined),
+        abortIf: () =>
+          this.#opts.signal?.aborted
+            ? new Error('cluster start aborted')
+            : this.#procs.map((p) => p.failure()).find((e) => e !== undefined),
       });
     } catch (err) {
+      if (this.#opts.signal?.aborted) throw err; // asked to stop: no component is at fault
       const culprit =
         this.#procs.find((p) => p.failure()) ?? this.#procs.find((p) => p.name === owner);
       if (culprit) {

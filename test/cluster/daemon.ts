@@ -19,7 +19,8 @@ function log(line: string): void {
 }
 
 try {
-  const cluster = await startCluster({ log, handleSignals: false });
+  // SIGTERM from `cli.ts down` (or during the start): the harness stops the cluster, exits.
+  const cluster = await startCluster({ log, handleSignals: true });
   const state: ClusterState = {
     pid: process.pid,
     kubeconfigPath: cluster.kubeconfigPath,
@@ -28,15 +29,6 @@ try {
     dataDir: cluster.dataDir,
     startedAt: new Date().toISOString(),
   };
-  const shutDown = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping`);
-    void cluster.stop().finally(() => {
-      removeState(process.pid);
-      log('stopped');
-      process.exit(0);
-    });
-  };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, shutDown);
   // However this process ends, .stepwise/ must not keep pointing at a cluster that is gone.
   process.on('exit', () => removeState(process.pid));
   writeState(state);

@@ -9,7 +9,8 @@ import { KubeHttp } from './kube-http.ts';
 import { isAlive } from './orphans.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const STATE_DIR = join(REPO_ROOT, '.stepwise');
+/** STEPWISE_STATE_DIR moves it (tests of the CLI use a private one). */
+export const STATE_DIR = process.env.STEPWISE_STATE_DIR ?? join(REPO_ROOT, '.stepwise');
 export const STATE_FILE = join(STATE_DIR, 'cluster.json');
 export const ENV_FILE = join(STATE_DIR, 'cluster.env');
 export const DAEMON_LOG = join(STATE_DIR, 'cluster.log');

@@ -3,10 +3,10 @@
 // killed outright. Each test starts its own one-node cluster under a private parent dir, so
 // "nothing left" can be checked by looking for any process that mentions that dir.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startCluster } from '../cluster/cluster.ts';
@@ -15,6 +15,7 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { isAlive, processesMentioning, reapOrphans } from '../cluster/orphans.ts';
 
 const CLUSTER_MODULE = fileURLToPath(new URL('../cluster/cluster.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../cluster/cli.ts', import.meta.url));
 
 function privateParent(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'stepwise-lifecycle-'));
@@ -107,4 +108,63 @@ test('a cluster whose owner was SIGKILLed is reaped by the next start', async (t
   assert.equal(reapOrphans(parent).length, 1);
   await new Promise((r) => setTimeout(r, 200)); // SIGKILL is delivered asynchronously
   assertNothingLeft(parent, pids);
+});
+
+/** Runs cli.ts with its state (normally .stepwise/) in `stateDir`. */
+function cli(stateDir: string, args: readonly string[]) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', CLI, ...args],
+      { env: { ...process.env, STEPWISE_STATE_DIR: stateDir } },
+      (err, stdout, stderr) => {
+        const code = err ? Number((err as { code?: unknown }).code ?? 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+test('cli.ts up, with and down share one background cluster and leave nothing', async (t) => {
+  const stateDir = privateParent(t);
+  t.after(() => cli(stateDir, ['down']));
+  const up = await cli(stateDir, ['up']);
+  assert.equal(up.code, 0, up.stderr);
+  assert.match(up.stderr, /\[cluster\] ready in [\d.]+s/);
+  const state = JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as {
+    pid: number;
+    kubeconfigPath: string;
+    dataDir: string;
+  };
+  const envFile = readFileSync(join(stateDir, 'cluster.env'), 'utf8');
+  assert.match(envFile, new RegExp(`^export KUBECONFIG=${state.kubeconfigPath}$`, 'm'));
+  assert.match(envFile, /^export PATH=.+:\$PATH$/m);
+
+  const withUp = await cli(stateDir, ['with', '--', 'sh', '-c', 'echo "$KUBECONFIG"; exit 7']);
+  assert.equal(withUp.code, 7);
+  assert.equal(withUp.stdout.trim(), state.kubeconfigPath);
+  assert.match(withUp.stderr, /using the running cluster/);
+
+  const down = await cli(stateDir, ['down']);
+  assert.equal(down.code, 0, down.stderr);
+  assert.ok(!isAlive(state.pid), 'the background process is gone');
+  assert.deepEqual(processesMentioning(state.dataDir), []);
+  assert.ok(!existsSync(state.dataDir));
+  assert.deepEqual(
+    readdirSync(stateDir).filter((f) => f !== 'cluster.log'),
+    [],
+  );
+});
+
+test('cli.ts with starts a cluster for one command when none is up', async (t) => {
+  const stateDir = privateParent(t);
+  const script = 'echo "$KUBECONFIG"; kubectl get nodes -o name; exit 3';
+  const run = await cli(stateDir, ['with', '--', 'sh', '-c', script]);
+  assert.equal(run.code, 3, run.stderr);
+  const [kubeconfig = '', ...nodes] = run.stdout.trim().split('\n');
+  assert.deepEqual(nodes, ['node/kwok-node-0', 'node/kwok-node-1', 'node/kwok-node-2']);
+  assert.match(run.stderr, /\[cluster\] ready in [\d.]+s[\s\S]*\[cluster\] stopped/);
+  const dataDir = dirname(kubeconfig);
+  assert.ok(!existsSync(dataDir), `${dataDir} removed`);
+  assert.deepEqual(processesMentioning(dataDir), []);
 });
