@@ -69,13 +69,19 @@ test('a failed start shows the failing component log and cleans up', async (t) =
   assertNothingLeft(parent, []);
 });
 
-/** Starts a cluster in a separate Node process; resolves once it is ready. */
-async function startOwner(parent: string) {
+/**
+ * Starts a cluster in a separate Node process and resolves once it is ready; the owner then
+ * idles, or with `crash` dies of an uncaught error a moment later.
+ */
+async function startOwner(parent: string, crash = false) {
+  const then = crash
+    ? 'setTimeout(() => { throw new Error("boom"); }, 100);'
+    : 'setInterval(() => {}, 1 << 30);';
   const script = `
     import { startCluster } from ${JSON.stringify(CLUSTER_MODULE)};
     const c = await startCluster({ nodes: 1, parentDir: process.env.PARENT, log: () => {} });
     console.log(JSON.stringify(c.processes.map((p) => p.pid)));
-    setInterval(() => {}, 1 << 30);`;
+    ${then}`;
   const owner = spawn(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, PARENT: parent },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -96,6 +102,14 @@ test('SIGTERM to the owning process stops its cluster', async (t) => {
   assert.ok(pids.every(isAlive));
   owner.kill('SIGTERM');
   assert.equal(await exited, 128 + 15);
+  assertNothingLeft(parent, pids);
+});
+
+test('an uncaught error in the owning process takes its cluster down', async (t) => {
+  const parent = privateParent(t);
+  const { pids, exited } = await startOwner(parent, true);
+  assert.equal(await exited, 1);
+  await new Promise((r) => setTimeout(r, 200)); // SIGKILL is delivered asynchronously
   assertNothingLeft(parent, pids);
 });
 
