@@ -1,7 +1,7 @@
 // A real Kubernetes control plane on loopback for tests and benchmarks: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok (simulated nodes whose pods become Ready),
-// built from Kubernetes' own Go modules by build.sh. Start order and flags follow
-// /work/shared/reference/test-cluster.md §4.
+// built from Kubernetes' own Go modules by build.sh. Start order: etcd, then the apiserver, then
+// everything that talks to it in parallel; ready means nodes Ready and a default service account.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
