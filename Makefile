@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench demo run crds crds-check \
-        cluster-bins cluster-up cluster-down clean
+        cluster-bins cluster-up cluster-down clean plugin
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -82,8 +82,15 @@ cluster-up: deps cluster-bins
 cluster-down: deps
 	$(TS) test/cluster/cli.ts down
 
+# kubectl finds plugins on PATH: e2e tests and the demo put .stepwise/bin there.
+plugin: deps
+	@mkdir -p .stepwise/bin
+	@printf '#!/bin/sh\nexec "%s" --disable-warning=ExperimentalWarning "%s/src/cli/main.ts" "$$@"\n' \
+		"$$(command -v node)" "$(CURDIR)" > .stepwise/bin/kubectl-stepwise
+	@chmod +x .stepwise/bin/kubectl-stepwise
+
 # End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
-e2e: deps cluster-bins
+e2e: deps cluster-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
 
 test: lint typecheck crds-check unit e2e

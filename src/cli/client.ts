@@ -1,0 +1,243 @@
+/**
+ * Cluster access for the plugin: kubeconfig loading (kubectl does not parse global flags for
+ * plugins, so --kubeconfig, --context, -n and --as are ours), and the handful of calls the
+ * commands make. @kubernetes/client-node is imported lazily: `version` and `--help` stay fast.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type * as K8s from '@kubernetes/client-node';
+import { GROUP, PLUGIN_FIELD_MANAGER, ROLLOUT_PLURAL, VERSION } from '../api/keys.ts';
+import type { Rollout } from '../api/rollout.ts';
+import { CliError, toCliError, type RequestContext } from './errors.ts';
+import type { PodLike, ReplicaSetLike } from './render/objects.ts';
+
+export interface GlobalOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  namespace?: string | undefined;
+  /** impersonate this user (Impersonate-User), like kubectl --as */
+  as?: string | undefined;
+}
+
+export interface ObjectList<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+export type WatchResource = 'rollouts' | 'replicasets' | 'pods';
+
+export interface WatchQuery {
+  fieldSelector?: string;
+  labelSelector?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchStream {
+  stop(): void;
+  /** Settles when the stream ends: null for a clean close, else the error. */
+  readonly done: Promise<unknown>;
+}
+
+export type WatchHandler = (type: string, object: unknown) => void;
+
+export interface KubeClient {
+  /** https://127.0.0.1:PORT */
+  readonly server: string;
+  /** -n, else the context's namespace, else `default` */
+  readonly namespace: string;
+  getRollout(namespace: string, name: string): Promise<Rollout>;
+  /** namespace undefined: all namespaces */
+  listRollouts(namespace: string | undefined, fieldSelector?: string): Promise<ObjectList<Rollout>>;
+  listReplicaSets(namespace: string, labelSelector: string): Promise<ObjectList<ReplicaSetLike>>;
+  listPods(namespace: string, labelSelector: string): Promise<ObjectList<PodLike>>;
+  /** JSON merge patch on /status under the plugin's field manager. */
+  patchRolloutStatus(namespace: string, name: string, patch: object): Promise<Rollout>;
+  watch(
+    resource: WatchResource,
+    namespace: string,
+    query: WatchQuery,
+    onEvent: WatchHandler,
+  ): WatchStream;
+}
+
+const isAbort = (err: unknown): boolean =>
+  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+function loadKubeConfig(
+  k8s: typeof K8s,
+  kc: K8s.KubeConfig,
+  g: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+): void {
+  // KUBECONFIG may list several files (merged in order, as kubectl does).
+  const files = g.kubeconfig
+    ? [g.kubeconfig]
+    : (env['KUBECONFIG'] ?? '').split(delimiter).filter((f) => f !== '');
+  if (files.length === 0) {
+    const home = join(env['HOME'] || homedir(), '.kube', 'config');
+    if (existsSync(home)) files.push(home);
+  }
+  let current = files[0];
+  try {
+    if (files.length > 0) {
+      kc.loadFromFile(files[0]!);
+      for (const file of files.slice(1)) {
+        current = file;
+        const more = new k8s.KubeConfig();
+        more.loadFromFile(file);
+        kc.mergeConfig(more);
+      }
+    } else if (existsSync(SERVICE_ACCOUNT_TOKEN)) {
+      kc.loadFromCluster();
+    } else {
+      throw new CliError(
+        'no kubeconfig: set KUBECONFIG, pass --kubeconfig, or create ~/.kube/config',
+      );
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new CliError(`cannot load kubeconfig${current ? ` "${current}"` : ''}: ${message}`);
+  }
+  if (g.context !== undefined) {
+    if (!kc.getContextObject(g.context)) {
+      throw new CliError(`context "${g.context}" not found in kubeconfig`);
+    }
+    kc.setCurrentContext(g.context);
+  }
+  if (!kc.getCurrentContext()) {
+    throw new CliError('the kubeconfig has no current context; pass --context');
+  }
+  const ctx = kc.getContextObject(kc.getCurrentContext());
+  if (!ctx) throw new CliError(`context "${kc.getCurrentContext()}" not found in kubeconfig`);
+  if (!kc.getCurrentCluster()?.server) {
+    throw new CliError(`context "${ctx.name}" has no cluster with a server address`);
+  }
+  if (g.as !== undefined) {
+    kc.loadFromOptions({
+      clusters: kc.getClusters(),
+      contexts: kc.getContexts(),
+      users: kc.getUsers().map((u) => (u.name === ctx.user ? { ...u, impersonateUser: g.as } : u)),
+      currentContext: kc.getCurrentContext(),
+    });
+    if (!kc.getCurrentUser()) {
+      throw new CliError(`context "${ctx.name}" has no user to impersonate --as "${g.as}" with`);
+    }
+  }
+}
+
+/** Loads the kubeconfig and returns a client; nothing is sent to the server yet. */
+export async function connect(
+  g: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<KubeClient> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  loadKubeConfig(k8s, kc, g, env);
+  const server = kc.getCurrentCluster()!.server;
+  const namespace =
+    g.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  const watcher = new k8s.Watch(kc);
+  const ro = { group: GROUP, version: VERSION, plural: ROLLOUT_PLURAL };
+
+  const call = async <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toCliError(err, { server, ...ctx });
+    }
+  };
+  const list = <T>(raw: unknown): ObjectList<T> => {
+    const l = raw as { items?: T[]; metadata?: { resourceVersion?: string } };
+    return { items: l.items ?? [], resourceVersion: l.metadata?.resourceVersion ?? '' };
+  };
+  const paths: Record<WatchResource, (ns: string) => string> = {
+    rollouts: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_PLURAL}`,
+    replicasets: (ns) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
+    pods: (ns) => `/api/v1/namespaces/${ns}/pods`,
+  };
+
+  return {
+    server,
+    namespace,
+    getRollout: (namespace, name) =>
+      call(
+        { verb: 'get', resource: ROLLOUT_PLURAL, namespace, name },
+        async () => (await custom.getNamespacedCustomObject({ ...ro, namespace, name })) as Rollout,
+      ),
+    listRollouts: (namespace, fieldSelector) =>
+      call({ verb: 'list', resource: ROLLOUT_PLURAL, namespace }, async () =>
+        list<Rollout>(
+          namespace === undefined
+            ? await custom.listCustomObjectForAllNamespaces({
+                group: GROUP,
+                version: VERSION,
+                resourcePlural: ROLLOUT_PLURAL,
+                fieldSelector,
+              })
+            : await custom.listNamespacedCustomObject({ ...ro, namespace, fieldSelector }),
+        ),
+      ),
+    listReplicaSets: (namespace, labelSelector) =>
+      call({ verb: 'list', resource: 'replicasets', namespace }, async () =>
+        list<ReplicaSetLike>(
+          await custom.listNamespacedCustomObject({
+            group: 'apps',
+            version: 'v1',
+            plural: 'replicasets',
+            namespace,
+            labelSelector,
+          }),
+        ),
+      ),
+    listPods: (namespace, labelSelector) =>
+      call({ verb: 'list', resource: 'pods', namespace }, async () =>
+        list<PodLike>(await core.listNamespacedPod({ namespace, labelSelector })),
+      ),
+    patchRolloutStatus: (namespace, name, body) =>
+      call(
+        { verb: 'patch', resource: `${ROLLOUT_PLURAL}/status`, namespace, name },
+        async () =>
+          (await custom.patchNamespacedCustomObjectStatus(
+            { ...ro, namespace, name, body, fieldManager: PLUGIN_FIELD_MANAGER },
+            mergePatch,
+          )) as Rollout,
+      ),
+    watch(resource, namespace, query, onEvent) {
+      let controller: AbortController | undefined;
+      let stopped = false;
+      const done = new Promise<unknown>((resolve) => {
+        const params = { ...query, allowWatchBookmarks: true };
+        watcher
+          .watch(paths[resource](namespace), params, onEvent, (err: unknown) =>
+            // The client ends quiet streams after 30 s without data: a clean close for us.
+            resolve(
+              !err || stopped || isAbort(err)
+                ? null
+                : toCliError(err, { server, verb: 'watch', resource, namespace }),
+            ),
+          )
+          .then((c) => {
+            controller = c;
+            if (stopped) c.abort();
+          })
+          .catch((err: unknown) =>
+            resolve(toCliError(err, { server, verb: 'watch', resource, namespace })),
+          );
+      });
+      return {
+        done,
+        stop() {
+          stopped = true;
+          controller?.abort();
+        },
+      };
+    },
+  };
+}

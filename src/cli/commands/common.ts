@@ -1,0 +1,43 @@
+/** Glue shared by the command modules. */
+import type { Command } from 'commander';
+import type { KubeClient } from '../client.ts';
+import type { CliDeps, GlobalFlags } from '../context.ts';
+
+/** Wraps a command body so its exit code reaches the entry point. */
+export type Act = <A extends unknown[]>(
+  body: (...args: A) => Promise<number>,
+) => (...args: A) => Promise<void>;
+
+export interface Registrar {
+  (program: Command, deps: CliDeps, act: Act): void;
+}
+
+/** The global flags as given on this command or any parent. */
+export const globalsOf = (cmd: Command): GlobalFlags => cmd.optsWithGlobals<GlobalFlags>();
+
+export async function clientFor(
+  deps: CliDeps,
+  cmd: Command,
+): Promise<{ client: KubeClient; namespace: string; globals: GlobalFlags }> {
+  const globals = globalsOf(cmd);
+  const client = await deps.connect(globals);
+  return { client, namespace: client.namespace, globals };
+}
+
+/** Resource words accepted for rollouts: `rollout`, `rollouts`, `ro`, `swro`. */
+export const ROLLOUT_WORDS = ['rollout', 'rollouts', 'ro', 'swro'] as const;
+export const isRolloutWord = (s: string): boolean =>
+  (ROLLOUT_WORDS as readonly string[]).includes(s.toLowerCase());
+
+export const toError = (err: unknown): Error =>
+  err instanceof Error ? err : new Error(String(err));
+
+/** A one-time note on stderr when a watch drops and is being resumed. */
+export function retryNotice(deps: CliDeps): (err: unknown) => void {
+  let told = false;
+  return (err) => {
+    if (told) return;
+    told = true;
+    deps.err.write(`warning: watch interrupted (${toError(err).message}); retrying\n`);
+  };
+}

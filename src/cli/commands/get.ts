@@ -1,0 +1,175 @@
+/**
+ * `get rollout NAME [--watch] [--timeout-seconds N] [--no-color]` (also `get ro`, `get swro`):
+ * the header and tree. --watch follows the Rollout (by name) and the ReplicaSets and Pods that
+ * carry the pod-template-hash label, re-rendering at most ~4 times a second.
+ */
+import type { Command } from 'commander';
+import { POD_TEMPLATE_HASH_LABEL } from '../../api/keys.ts';
+import type { Rollout } from '../../api/rollout.ts';
+import type { KubeClient } from '../client.ts';
+import { EXIT_INTERRUPTED, type CliDeps } from '../context.ts';
+import { CliError } from '../errors.ts';
+import { ansiColor, noColor, wantColor, type Paint } from '../render/color.ts';
+import { rolloutInfo } from '../render/info.ts';
+import type { PodLike, ReplicaSetLike } from '../render/objects.ts';
+import { renderRollout } from '../render/tree.ts';
+import { LiveView } from '../terminal.ts';
+import { Mirror, Throttle } from '../watch.ts';
+import { clientFor, isRolloutWord, retryNotice, toError, type Registrar } from './common.ts';
+import { rolloutSource } from './status.ts';
+
+export interface GetOptions {
+  watch: boolean;
+  /** ms; 0 = until interrupted */
+  timeoutMs: number;
+  color: boolean;
+}
+
+export async function runGet(
+  deps: CliDeps,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  opts: GetOptions,
+): Promise<number> {
+  const paint: Paint = wantColor(deps.env, opts.color, !!deps.out.isTTY) ? ansiColor : noColor;
+  const selector = POD_TEMPLATE_HASH_LABEL;
+  if (!opts.watch) {
+    const ro = await client.getRollout(namespace, name);
+    const [rs, pods] = await Promise.all([
+      client.listReplicaSets(namespace, selector),
+      client.listPods(namespace, selector),
+    ]);
+    const info = rolloutInfo(ro, rs.items, pods.items, deps.now());
+    deps.out.write(renderRollout(info, { paint, now: deps.now() }));
+    return 0;
+  }
+  return watchRollout(deps, client, namespace, name, opts, paint);
+}
+
+async function watchRollout(
+  deps: CliDeps,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  opts: GetOptions,
+  paint: Paint,
+): Promise<number> {
+  await client.getRollout(namespace, name); // the one-line "not found" / "forbidden" errors
+  const selector = POD_TEMPLATE_HASH_LABEL;
+  const view = new LiveView(deps.out);
+  let finished = false;
+  let settle: (r: number | Error) => void = () => undefined;
+  const outcome = new Promise<number>((resolve, reject) => {
+    settle = (r) => (r instanceof Error ? reject(r) : resolve(r));
+  });
+  const finish = (r: number | Error): void => {
+    finished = true;
+    settle(r);
+  };
+  const onRetry = retryNotice(deps);
+  const render = (): void => {
+    if (finished || !ready) return;
+    const ro = rollouts.values[0];
+    if (!ro) {
+      finish(new CliError(`rollout "${name}" was deleted from namespace "${namespace}"`));
+      return;
+    }
+    const now = deps.now();
+    const info = rolloutInfo(ro, replicaSets.values, pods.values, now);
+    const key = renderRollout(info, { now, showAge: false });
+    view.update(renderRollout(info, { paint, now }), key);
+  };
+  const throttle = new Throttle(render, 250, () => deps.now());
+  const onChange = (): void => throttle.request();
+  const watchSource = <T>(
+    resource: 'replicasets' | 'pods',
+    list: () => Promise<{ items: T[]; resourceVersion: string }>,
+  ) => ({
+    list,
+    watch: (resourceVersion: string, on: (type: string, object: unknown) => void) =>
+      client.watch(resource, namespace, { labelSelector: selector, resourceVersion }, on),
+  });
+  const rollouts = new Mirror<Rollout>(rolloutSource(client, namespace, name), {
+    onChange,
+    onRetry,
+  });
+  const replicaSets = new Mirror<ReplicaSetLike>(
+    watchSource('replicasets', () => client.listReplicaSets(namespace, selector)),
+    { onChange, onRetry },
+  );
+  const pods = new Mirror<PodLike>(
+    watchSource('pods', () => client.listPods(namespace, selector)),
+    { onChange, onRetry },
+  );
+  let ready = false;
+  const timer = opts.timeoutMs > 0 ? setTimeout(() => finish(0), opts.timeoutMs) : undefined;
+  // On a terminal, ages and scale-down delays tick: redraw once a second.
+  const ticker = view.tty ? setInterval(onChange, 1000) : undefined;
+  const stopInterrupt = deps.onInterrupt(() => finish(EXIT_INTERRUPTED));
+  try {
+    Promise.all([rollouts.start(), replicaSets.start(), pods.start()]).then(
+      () => {
+        ready = true;
+        render();
+      },
+      (err: unknown) => finish(toError(err)),
+    );
+    return await outcome;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(ticker);
+    throttle.cancel();
+    stopInterrupt();
+    for (const m of [rollouts, replicaSets, pods]) m.stop();
+    view.close();
+  }
+}
+
+export const registerGet: Registrar = (program, deps, act) => {
+  const get = program
+    .command('get')
+    .description('Show a rollout as a tree of its ReplicaSets and Pods');
+  get
+    .command('rollout')
+    .aliases(['ro', 'swro', 'rollouts'])
+    .description('Show a rollout: status, steps, weights, images, revisions, ReplicaSets, Pods')
+    .argument('<name>', 'rollout name')
+    .option('-w, --watch', 'keep watching and re-render on every change')
+    .option('--timeout-seconds <n>', 'stop watching after this many seconds (0 = never)', '0')
+    .option('--no-color', 'do not colour the output')
+    .action(
+      act(
+        async (
+          name: string,
+          opts: { watch?: boolean; timeoutSeconds: string; color: boolean },
+          cmd: Command,
+        ) => {
+          const seconds = Number(opts.timeoutSeconds);
+          if (!Number.isFinite(seconds) || seconds < 0) {
+            throw new CliError(
+              `invalid --timeout-seconds "${opts.timeoutSeconds}": use a number of seconds`,
+            );
+          }
+          const { client, namespace } = await clientFor(deps, cmd);
+          return runGet(deps, client, namespace, name, {
+            watch: !!opts.watch,
+            timeoutMs: seconds * 1000,
+            color: opts.color,
+          });
+        },
+      ),
+    );
+  // `get NAME` alone is not a kind: point at the right form.
+  get
+    .usage('rollout <name> [options]')
+    .argument('[kind]')
+    .allowExcessArguments()
+    .action((kind: string | undefined) => {
+      throw new CliError(
+        kind && !isRolloutWord(kind)
+          ? `unknown resource type "${kind}": use 'get rollout NAME'`
+          : "missing rollout name: use 'get rollout NAME'",
+      );
+    });
+};

@@ -1,0 +1,124 @@
+/**
+ * `status NAME [--watch=true|false] [--timeout D] [--success-on-pause]`: prints phase changes
+ * (`Progressing - <message>`); exit 0 on Healthy (or Paused with --success-on-pause), 1 on
+ * Degraded or timeout. The phase counts only once the spec generation is observed.
+ */
+import type { Command } from 'commander';
+import type { Rollout } from '../../api/rollout.ts';
+import type { KubeClient } from '../client.ts';
+import { EXIT_INTERRUPTED, println, type CliDeps } from '../context.ts';
+import { parseDuration } from '../duration.ts';
+import { CliError } from '../errors.ts';
+import { rolloutPhase } from '../render/info.ts';
+import { DEGRADED_PREFIX, statusLine, TIMEOUT_MESSAGE } from '../render/status.ts';
+import { Mirror } from '../watch.ts';
+import { clientFor, retryNotice, toError, type Registrar } from './common.ts';
+
+export interface StatusOptions {
+  watch: boolean;
+  /** ms; 0 = no timeout */
+  timeoutMs: number;
+  successOnPause: boolean;
+}
+
+export const rolloutSource = (client: KubeClient, namespace: string, name: string) => {
+  const fieldSelector = `metadata.name=${name}`;
+  return {
+    list: () => client.listRollouts(namespace, fieldSelector),
+    watch: (resourceVersion: string, on: (type: string, object: unknown) => void) =>
+      client.watch('rollouts', namespace, { fieldSelector, resourceVersion }, on),
+  };
+};
+
+export async function runStatus(
+  deps: CliDeps,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  opts: StatusOptions,
+): Promise<number> {
+  const first = await client.getRollout(namespace, name);
+  if (!opts.watch) {
+    println(deps, statusLine(rolloutPhase(first)));
+    return 0;
+  }
+  let last: string | undefined;
+  let finished = false;
+  let settle: (result: number | Error) => void = () => undefined;
+  const outcome = new Promise<number>((resolve, reject) => {
+    settle = (result) => (result instanceof Error ? reject(result) : resolve(result));
+  });
+  const finish = (result: number | Error): void => {
+    finished = true;
+    settle(result);
+  };
+  const check = (ro: Rollout | undefined): void => {
+    if (!ro) {
+      finish(new CliError(`rollout "${name}" was deleted from namespace "${namespace}"`));
+      return;
+    }
+    const phase = rolloutPhase(ro);
+    const line = statusLine(phase);
+    if (line !== last) println(deps, line);
+    last = line;
+    if (phase.phase === 'Healthy') finish(0);
+    else if (phase.phase === 'Degraded') finish(new CliError(DEGRADED_PREFIX + phase.message));
+    else if (phase.phase === 'Paused' && opts.successOnPause) finish(0);
+  };
+  const mirror = new Mirror<Rollout>(rolloutSource(client, namespace, name), {
+    onChange: () => check(mirror.values[0]),
+    onRetry: retryNotice(deps),
+  });
+  const timer =
+    opts.timeoutMs > 0
+      ? setTimeout(() => finish(new CliError(TIMEOUT_MESSAGE)), opts.timeoutMs)
+      : undefined;
+  const stopInterrupt = deps.onInterrupt(() => finish(EXIT_INTERRUPTED));
+  try {
+    check(first);
+    if (!finished) mirror.start().catch((err: unknown) => finish(toError(err)));
+    return await outcome;
+  } finally {
+    clearTimeout(timer);
+    stopInterrupt();
+    mirror.stop();
+  }
+}
+
+const parseBool = (v: string): boolean => {
+  if (/^(true|1|yes)$/i.test(v)) return true;
+  if (/^(false|0|no)$/i.test(v)) return false;
+  throw new CliError(`--watch takes true or false, not "${v}"`);
+};
+
+export const registerStatus: Registrar = (program, deps, act) => {
+  program
+    .command('status')
+    .description('Show the status of a rollout and wait until it is Healthy or Degraded')
+    .argument('<name>', 'rollout name')
+    .option('-w, --watch [bool]', 'watch until a final state (true|false)', parseBool, true)
+    .option('-t, --timeout <duration>', 'give up after this long (30s, 5m; 0 = never)', '0')
+    .option('--success-on-pause', 'exit 0 when the rollout reaches Paused (for CI)')
+    .action(
+      act(
+        async (
+          name: string,
+          opts: { watch: boolean; timeout: string; successOnPause?: boolean },
+          cmd: Command,
+        ) => {
+          const timeoutMs = parseDuration(opts.timeout);
+          if (timeoutMs === undefined) {
+            throw new CliError(
+              `invalid --timeout "${opts.timeout}": use a duration like 30s or 5m`,
+            );
+          }
+          const { client, namespace } = await clientFor(deps, cmd);
+          return runStatus(deps, client, namespace, name, {
+            watch: opts.watch,
+            timeoutMs,
+            successOnPause: !!opts.successOnPause,
+          });
+        },
+      ),
+    );
+};

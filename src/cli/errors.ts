@@ -1,0 +1,168 @@
+/**
+ * Every failure the plugin reports is ONE line on stderr (`Error: ...`) and exit code 1. Errors
+ * from the API client, the network and kubeconfig loading are turned into such lines here, with
+ * the context (server, verb, resource, namespace, name) the raw errors lack.
+ */
+import { API_VERSION, ROLLOUT_PLURAL } from '../api/keys.ts';
+
+export class CliError extends Error {
+  override name = 'CliError';
+  readonly exitCode: number;
+  /** The HTTP status of the API error this came from, if any (409 → retry, 410 → relist). */
+  readonly httpStatus: number | undefined;
+  constructor(message: string, opts: { exitCode?: number; httpStatus?: number } = {}) {
+    super(message);
+    this.exitCode = opts.exitCode ?? 1;
+    this.httpStatus = opts.httpStatus;
+  }
+}
+
+/** What the failed request was about, for the message. */
+export interface RequestContext {
+  /** https://127.0.0.1:6443 */
+  readonly server: string;
+  readonly verb: 'get' | 'list' | 'watch' | 'patch';
+  /** `rollouts`, `rollouts/status`, `replicasets`, `pods` */
+  readonly resource: string;
+  /** undefined: all namespaces */
+  readonly namespace?: string | undefined;
+  readonly name?: string | undefined;
+}
+
+interface StatusBody {
+  message?: string;
+  reason?: string;
+  details?: { name?: string; kind?: string; group?: string };
+}
+
+/** The HTTP status of an API error: ApiException has `code`, watch errors have `statusCode`. */
+export function httpStatusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  if (err instanceof CliError) return err.httpStatus;
+  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown };
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  // ApiException: numeric code plus a body; Node system errors have string codes.
+  if (typeof e.code === 'number' && 'body' in e) return e.code;
+  return undefined;
+}
+
+export const isConflict = (err: unknown): boolean => httpStatusOf(err) === 409;
+
+function statusBody(err: unknown): StatusBody | undefined {
+  const body = (err as { body?: unknown }).body;
+  if (typeof body === 'object' && body !== null) return body;
+  if (typeof body === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (typeof parsed === 'object' && parsed !== null) return parsed;
+    } catch {
+      return { message: body.trim() };
+    }
+  }
+  return undefined;
+}
+
+const where = (ns: string | undefined): string =>
+  ns === undefined ? 'at the cluster scope' : `in namespace "${ns}"`;
+
+/** `User "u" cannot patch resource "rollouts/status" in API group "g" in the namespace "ns"` */
+const FORBIDDEN =
+  /User "([^"]*)" cannot (\S+) resource "([^"]+)" in API group "[^"]*"(?: in the namespace "([^"]+)"| at the cluster scope)?/;
+
+export function forbiddenMessage(serverMessage: string | undefined, ctx: RequestContext): string {
+  const m = serverMessage !== undefined ? FORBIDDEN.exec(serverMessage) : null;
+  if (m) {
+    const [, user, verb, resource, ns] = m;
+    return `forbidden: user "${user}" cannot ${verb} ${resource} ${where(ns)}`;
+  }
+  const target = `${ctx.verb} ${ctx.resource} ${where(ctx.namespace)}`;
+  return `forbidden: cannot ${target}${serverMessage ? ` (${serverMessage})` : ''}`;
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+/** The innermost error with a system/TLS `code` in a cause chain (fetch wraps them twice). */
+export function networkCause(err: unknown): { code: string; message: string } | undefined {
+  let found: { code: string; message: string } | undefined;
+  const seen = new Set<unknown>();
+  const visit = (e: unknown): void => {
+    if (typeof e !== 'object' || e === null || seen.has(e)) return;
+    seen.add(e);
+    const { code, message, cause, errors } = e as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || /CERT|TLS|SSL/.test(code))) {
+      found = { code, message: typeof message === 'string' && message ? message : code };
+    }
+    visit(cause);
+    if (Array.isArray(errors)) errors.forEach(visit);
+  };
+  visit(err);
+  return found;
+}
+
+const firstLine = (s: string): string => s.split('\n', 1)[0]!.trim();
+
+/** Turns anything a request threw into a one-line CliError. */
+export function toCliError(err: unknown, ctx: RequestContext): CliError {
+  if (err instanceof CliError) return err;
+  const status = httpStatusOf(err);
+  if (status !== undefined) {
+    const fail = (message: string): CliError => new CliError(message, { httpStatus: status });
+    const body = statusBody(err);
+    const msg = body?.message ? firstLine(body.message) : undefined;
+    switch (status) {
+      case 401:
+        return fail(
+          `unauthorized: the Kubernetes API at ${ctx.server} rejected the credentials (check --kubeconfig and --context)`,
+        );
+      case 403:
+        return fail(forbiddenMessage(msg, ctx));
+      case 404:
+        if (ctx.name !== undefined && body?.details?.name === ctx.name) {
+          return fail(`rollout "${ctx.name}" not found in namespace "${ctx.namespace ?? ''}"`);
+        }
+        if (ctx.resource.startsWith(ROLLOUT_PLURAL)) {
+          return fail(
+            `the server at ${ctx.server} does not serve ${ROLLOUT_PLURAL}.${API_VERSION} (are the Stepwise CRDs installed?)`,
+          );
+        }
+        return fail(`${ctx.verb} ${ctx.resource}: not found${msg ? `: ${msg}` : ''}`);
+      case 409:
+        return fail(`conflict: ${msg ?? 'the object was changed by someone else'}; try again`);
+      default:
+        return fail(`${ctx.verb} ${ctx.resource}: HTTP ${status}${msg ? `: ${msg}` : ''}`);
+    }
+  }
+  const net = networkCause(err);
+  if (net) {
+    return new CliError(
+      `cannot reach the Kubernetes API at ${ctx.server}: ${firstLine(net.message)}`,
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(firstLine(message) || 'unknown error');
+}
+
+/** The single line printed for any error that reaches the top level. */
+export function errorLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return `Error: ${firstLine(message) || 'unknown error'}`;
+}

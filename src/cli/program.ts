@@ -1,0 +1,86 @@
+/** The command tree and the top-level error handling: one line on stderr, exit code 1. */
+import { Command, CommanderError } from 'commander';
+import { CliError, errorLine } from './errors.ts';
+import type { CliDeps } from './context.ts';
+import type { Act } from './commands/common.ts';
+import { registerGet } from './commands/get.ts';
+import { registerList } from './commands/list.ts';
+import { registerPromote } from './commands/promote.ts';
+import { registerAbort } from './commands/abort.ts';
+import { registerRetry } from './commands/retry.ts';
+import { registerStatus } from './commands/status.ts';
+import { registerVersion } from './commands/version.ts';
+
+export function buildProgram(deps: CliDeps, act: Act): Command {
+  const program = new Command('kubectl stepwise')
+    .description('Stepwise progressive delivery: inspect and steer Rollouts (stepwise.dev)')
+    .option('-n, --namespace <namespace>', "namespace (default: the context's, else default)")
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config)')
+    .option('--as <user>', 'impersonate this user for the request')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => deps.out.write(s),
+      writeErr: (s) => deps.err.write(s),
+      // commander's "error: ..." becomes our one line "Error: ...".
+      outputError: (s, write) =>
+        write(
+          `${errorLine(
+            new Error(
+              s
+                .trim()
+                .replace(/^error:\s*/i, '')
+                .replace(/\s*\n\s*/g, ' '),
+            ),
+          )}\n`,
+        ),
+    });
+  program.configureHelp({ sortSubcommands: false });
+  for (const register of [
+    registerGet,
+    registerList,
+    registerPromote,
+    registerAbort,
+    registerRetry,
+    registerStatus,
+    registerVersion,
+  ]) {
+    register(program, deps, act);
+  }
+  // Every subcommand exits through the same path as the program.
+  const inherit = (cmd: Command): void => {
+    for (const sub of cmd.commands) {
+      sub.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+/** Runs the plugin with `argv` (without node and script) and returns the exit code. */
+export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
+  let exitCode = 0;
+  const act: Act =
+    (body) =>
+    async (...args) => {
+      exitCode = await body(...args);
+    };
+  const program = buildProgram(deps, act);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    deps.err.write(`${errorLine(err)}\n`);
+    if (deps.env['STEPWISE_DEBUG'] && err instanceof Error && !(err instanceof CliError)) {
+      deps.err.write(`${err.stack ?? ''}\n`);
+    }
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * PURE: what the plugin shows about a Rollout, derived from the Rollout, its ReplicaSets and
+ * their Pods (plain objects in, plain objects out). Phase rules follow Argo Rollouts' client
+ * side (`GetRolloutPhase`): status.phase is trusted only once the spec generation is observed.
+ */
+import type { Rollout } from '../../api/rollout.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+} from '../../api/keys.ts';
+import type { PodLike, ReplicaSetLike } from './objects.ts';
+import { toTime } from './objects.ts';
+import { podStatus, type PodStatus } from './pod.ts';
+import type { IconHealth } from './icons.ts';
+
+export type Health = IconHealth;
+export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
+
+export const WAITING_FOR_GENERATION = 'waiting for rollout spec update to be observed';
+export const WAITING_FOR_UNPAUSE = 'waiting for rollout to unpause';
+
+export interface PhaseInfo {
+  phase: RolloutPhase;
+  message: string;
+}
+
+/** The phase to show and act on: status.phase only when it describes the current spec. */
+export function rolloutPhase(ro: Rollout): PhaseInfo {
+  const st = ro.status;
+  const generation = ro.metadata.generation;
+  if (
+    st?.observedGeneration === undefined ||
+    (generation !== undefined && st.observedGeneration !== String(generation))
+  ) {
+    return { phase: 'Progressing', message: WAITING_FOR_GENERATION };
+  }
+  if (st.controllerPause && !st.pauseConditions?.length) {
+    return { phase: 'Progressing', message: WAITING_FOR_UNPAUSE };
+  }
+  return { phase: st.phase ?? 'Progressing', message: st.message ?? '' };
+}
+
+export const stepsOf = (ro: Rollout): number => ro.spec.strategy.canary?.steps?.length ?? 0;
+
+/** stableRS == currentPodHash: the current template is the stable one. */
+export const isFullyPromoted = (ro: Rollout): boolean =>
+  !!ro.status?.stableRS && ro.status.stableRS === ro.status.currentPodHash;
+
+/** `i/n` for a canary with steps, else undefined. */
+export function stepText(ro: Rollout): string | undefined {
+  const n = stepsOf(ro);
+  if (n === 0) return undefined;
+  const i = ro.status?.currentStepIndex;
+  return `${i === undefined ? 0 : Math.min(Math.max(i, 0), n)}/${n}`;
+}
+
+/** The weight the current step asks for (Argo's GetCurrentSetWeight). */
+export function setWeight(ro: Rollout): number {
+  if (ro.status?.abort) return 0;
+  const steps = ro.spec.strategy.canary?.steps ?? [];
+  const i = ro.status?.currentStepIndex;
+  if (steps.length === 0 || (i !== undefined && i >= steps.length)) return 100;
+  if (i === undefined) return isFullyPromoted(ro) ? 100 : 0;
+  for (let k = Math.min(i, steps.length - 1); k >= 0; k--) {
+    const w = steps[k]?.setWeight;
+    if (w !== undefined) return w;
+  }
+  return 0;
+}
+
+export const hashOf = (o: { metadata?: { labels?: Record<string, string> } }): string | undefined =>
+  o.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+
+/** The weight actually served: the router's canary weight, else the canary's share of pods. */
+export function actualWeight(ro: Rollout, replicaSets: readonly ReplicaSetLike[]): number {
+  const routed = ro.status?.canary?.weights?.canary.weight;
+  if (routed !== undefined) return routed;
+  const total = ro.status?.availableReplicas ?? 0;
+  if (total <= 0) return 0;
+  const canary = replicaSets.find((rs) => hashOf(rs) === ro.status?.currentPodHash);
+  const available = canary?.status?.availableReplicas ?? 0;
+  return Math.min(100, Math.floor((available * 100) / total));
+}
+
+export interface PodInfo {
+  name: string;
+  status: PodStatus;
+  ready: number;
+  containers: number;
+  restarts: number;
+  created: number | undefined;
+}
+
+export interface ReplicaSetInfo {
+  name: string;
+  hash: string | undefined;
+  revision: number | undefined;
+  health: Health;
+  tags: string[];
+  desired: number;
+  available: number;
+  created: number | undefined;
+  /** Seconds left before an old ReplicaSet is scaled down; 0 once passed. */
+  scaleDownIn: number | undefined;
+  images: string[];
+  pods: PodInfo[];
+}
+
+export interface RevisionInfo {
+  revision: number | undefined;
+  replicaSets: ReplicaSetInfo[];
+}
+
+export interface ImageInfo {
+  image: string;
+  tags: string[];
+}
+
+export interface RolloutInfo {
+  name: string;
+  namespace: string;
+  phase: RolloutPhase;
+  message: string;
+  strategy: string;
+  step: string | undefined;
+  setWeight: number;
+  actualWeight: number;
+  images: ImageInfo[];
+  replicas: { desired: number; current: number; updated: number; ready: number; available: number };
+  created: number | undefined;
+  revisions: RevisionInfo[];
+}
+
+const ownedBy = (
+  refs: readonly { uid: string; kind?: string; name?: string }[] | undefined,
+  owner: { uid?: string | undefined; kind: string; name: string | undefined },
+): boolean =>
+  (refs ?? []).some((r) =>
+    owner.uid !== undefined ? r.uid === owner.uid : r.kind === owner.kind && r.name === owner.name,
+  );
+
+function replicaSetHealth(rs: ReplicaSetLike): Health {
+  const desired = rs.spec?.replicas ?? 1;
+  const current = rs.status?.replicas ?? 0;
+  if (desired === 0) return current > 0 ? 'Progressing' : 'ScaledDown';
+  return (rs.status?.availableReplicas ?? 0) >= desired ? 'Healthy' : 'Progressing';
+}
+
+function podInfo(pod: PodLike): PodInfo {
+  const statuses = pod.status?.containerStatuses ?? [];
+  return {
+    name: pod.metadata?.name ?? '',
+    status: podStatus(pod),
+    ready: statuses.filter((c) => c.ready).length,
+    containers: pod.spec?.containers?.length ?? statuses.length,
+    restarts: statuses.reduce((n, c) => n + (c.restartCount ?? 0), 0),
+    created: toTime(pod.metadata?.creationTimestamp),
+  };
+}
+
+function revisionOf(rs: ReplicaSetLike): number | undefined {
+  const raw = rs.metadata?.annotations?.[REVISION_ANNOTATION];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) ? n : undefined;
+}
+
+const byNewest = (a: ReplicaSetInfo, b: ReplicaSetInfo): number =>
+  (b.revision ?? -1) - (a.revision ?? -1) || (b.created ?? 0) - (a.created ?? 0);
+
+/** Everything `get rollout` shows, from the objects as read. `now` is in ms. */
+export function rolloutInfo(
+  ro: Rollout,
+  allReplicaSets: readonly ReplicaSetLike[],
+  allPods: readonly PodLike[],
+  now: number,
+): RolloutInfo {
+  const st = ro.status ?? {};
+  const fully = isFullyPromoted(ro);
+  const owner = { uid: ro.metadata.uid, kind: 'Rollout', name: ro.metadata.name };
+  const replicaSets = allReplicaSets.filter((rs) => ownedBy(rs.metadata?.ownerReferences, owner));
+
+  const infos = replicaSets.map((rs): ReplicaSetInfo => {
+    const hash = hashOf(rs);
+    const tags: string[] = [];
+    if (hash !== undefined && hash === st.stableRS) tags.push('stable');
+    if (hash !== undefined && hash === st.currentPodHash && !fully) tags.push('canary');
+    const rsOwner = { uid: rs.metadata?.uid, kind: 'ReplicaSet', name: rs.metadata?.name };
+    const pods = allPods
+      .filter((p) =>
+        p.metadata?.ownerReferences?.length
+          ? ownedBy(p.metadata.ownerReferences, rsOwner)
+          : hash !== undefined && hashOf(p) === hash,
+      )
+      .map(podInfo)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const deadline = toTime(rs.metadata?.annotations?.[SCALE_DOWN_DEADLINE_ANNOTATION]);
+    return {
+      name: rs.metadata?.name ?? '',
+      hash,
+      revision: revisionOf(rs),
+      health: replicaSetHealth(rs),
+      tags,
+      desired: rs.spec?.replicas ?? 1,
+      available: rs.status?.availableReplicas ?? 0,
+      created: toTime(rs.metadata?.creationTimestamp),
+      scaleDownIn:
+        deadline === undefined || (rs.spec?.replicas ?? 1) === 0
+          ? undefined
+          : Math.max(0, Math.ceil((deadline - now) / 1000)),
+      images: (rs.spec?.template?.spec?.containers ?? []).flatMap((c) => c.image ?? []),
+      pods,
+    };
+  });
+  infos.sort(byNewest);
+
+  const revisions: RevisionInfo[] = [];
+  for (const rs of infos) {
+    const last = revisions.at(-1);
+    if (last && last.revision === rs.revision) last.replicaSets.push(rs);
+    else revisions.push({ revision: rs.revision, replicaSets: [rs] });
+  }
+
+  const { phase, message } = rolloutPhase(ro);
+  return {
+    name: ro.metadata.name ?? '',
+    namespace: ro.metadata.namespace ?? '',
+    phase,
+    message,
+    strategy: 'Canary',
+    step: stepText(ro),
+    setWeight: setWeight(ro),
+    actualWeight: actualWeight(ro, replicaSets),
+    images: imagesOf(ro, infos),
+    replicas: {
+      desired: ro.spec.replicas ?? 1,
+      current: st.replicas ?? 0,
+      updated: st.updatedReplicas ?? 0,
+      ready: st.readyReplicas ?? 0,
+      available: st.availableReplicas ?? 0,
+    },
+    created: toTime(ro.metadata.creationTimestamp),
+    revisions,
+  };
+}
+
+/** Images of the stable and canary ReplicaSets (stable first), else those of the template. */
+function imagesOf(ro: Rollout, infos: readonly ReplicaSetInfo[]): ImageInfo[] {
+  const images = new Map<string, string[]>();
+  const tagged = infos
+    .filter((rs) => rs.tags.length > 0)
+    .sort((a, b) => Number(b.tags.includes('stable')) - Number(a.tags.includes('stable')));
+  for (const rs of tagged) {
+    for (const image of rs.images) {
+      const tags = images.get(image) ?? [];
+      for (const t of rs.tags) if (!tags.includes(t)) tags.push(t);
+      images.set(image, tags);
+    }
+  }
+  if (images.size === 0) {
+    for (const c of ro.spec.template.spec?.containers ?? []) {
+      if (c.image) images.set(c.image, []);
+    }
+  }
+  return [...images].map(([image, tags]) => ({ image, tags }));
+}

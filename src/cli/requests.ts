@@ -1,0 +1,111 @@
+/**
+ * PURE: what promote, abort and retry write. People's requests go to `status` only (Git is the
+ * only author of `spec`), as JSON merge patches through the /status subresource.
+ */
+import type { Rollout } from '../api/rollout.ts';
+import { isFullyPromoted, rolloutPhase, stepsOf } from './render/info.ts';
+
+/** The `status` part of the merge patch; `null` deletes a field. */
+export interface StatusRequest {
+  pauseConditions?: null;
+  currentStepIndex?: number;
+  promoteFull?: true;
+  abort?: boolean;
+}
+
+export type Decision =
+  /** write the patch, then print `message` */
+  | { kind: 'patch'; status: StatusRequest; message: string }
+  /** nothing to write; print `message` and succeed */
+  | { kind: 'noop'; message: string }
+  /** refuse with this one-line error */
+  | { kind: 'error'; message: string };
+
+const cli = 'kubectl stepwise';
+
+/** The spec generation has been observed, so status describes the current template. */
+const observed = (ro: Rollout): boolean =>
+  ro.status?.observedGeneration !== undefined &&
+  ro.status.observedGeneration === String(ro.metadata.generation ?? '');
+
+export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
+  const name = ro.metadata.name ?? '';
+  const st = ro.status ?? {};
+  if (ro.spec.paused) {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' is paused in Git (spec.paused: true) and cannot be promoted from the plugin; set spec.paused to false in Git`,
+    };
+  }
+  const steps = stepsOf(ro);
+  const index = st.currentStepIndex;
+  const midSteps = index !== undefined && index < steps;
+  const paused = (st.pauseConditions?.length ?? 0) > 0;
+  const done = isFullyPromoted(ro) && !paused && !midSteps && observed(ro);
+  if (opts.full) {
+    if (done) return { kind: 'noop', message: `rollout '${name}' is already fully promoted` };
+    if (st.promoteFull)
+      return { kind: 'noop', message: `rollout '${name}' is already being fully promoted` };
+    return {
+      kind: 'patch',
+      status: { promoteFull: true, pauseConditions: null },
+      message: `rollout '${name}' fully promoted`,
+    };
+  }
+  if (st.abort) {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update or '${cli} promote ${name} --full' to skip to the end`,
+    };
+  }
+  if (paused) {
+    return {
+      kind: 'patch',
+      status: { pauseConditions: null },
+      message: `rollout '${name}' promoted`,
+    };
+  }
+  if (midSteps) {
+    return {
+      kind: 'patch',
+      status: { currentStepIndex: index + 1 },
+      message: `rollout '${name}' promoted`,
+    };
+  }
+  if (!observed(ro)) {
+    return {
+      kind: 'error',
+      message: `the controller has not yet observed the latest spec of rollout '${name}' (generation ${ro.metadata.generation ?? '?'}); try again in a moment`,
+    };
+  }
+  if (isFullyPromoted(ro)) {
+    return { kind: 'noop', message: `rollout '${name}' is already fully promoted` };
+  }
+  return {
+    kind: 'error',
+    message: `rollout '${name}' is not paused and has no step left to skip; use '${cli} promote ${name} --full' to finish the update`,
+  };
+}
+
+export function decideAbort(ro: Rollout): Decision {
+  const name = ro.metadata.name ?? '';
+  if (ro.status?.abort) return { kind: 'noop', message: `rollout '${name}' is already aborted` };
+  if (isFullyPromoted(ro) && observed(ro) && rolloutPhase(ro).phase === 'Healthy') {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' is fully promoted; there is no update in progress to abort`,
+    };
+  }
+  return { kind: 'patch', status: { abort: true }, message: `rollout '${name}' aborted` };
+}
+
+export function decideRetry(ro: Rollout): Decision {
+  const name = ro.metadata.name ?? '';
+  if (!ro.status?.abort) {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' is not aborted; retry only restarts an aborted update`,
+    };
+  }
+  return { kind: 'patch', status: { abort: false }, message: `rollout '${name}' retried` };
+}

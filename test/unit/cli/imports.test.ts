@@ -1,0 +1,61 @@
+// The plugin's import graph: its own files, src/api's constants and types, commander, and
+// @kubernetes/client-node only as types or through the lazy import in client.ts. No
+// controller, kube, rollout or server code; nothing that loads TypeBox at start-up.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const cliDir = join(root, 'src/cli');
+
+const files = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+
+const IMPORT = /^import\s+(type\s+)?[^'"]*?from\s+'([^']+)';/gms;
+
+test('src/cli imports only src/api constants/types, its own files, node:, commander', () => {
+  const problems: string[] = [];
+  for (const file of files(cliDir)) {
+    const text = readFileSync(file, 'utf8');
+    const rel = relative(root, file);
+    for (const m of text.matchAll(IMPORT)) {
+      const typeOnly = !!m[1];
+      const spec = m[2]!;
+      if (spec.startsWith('node:') || spec === 'commander') continue;
+      if (spec === '@kubernetes/client-node') {
+        if (!typeOnly) problems.push(`${rel}: value import of ${spec} (import it lazily)`);
+        continue;
+      }
+      if (!spec.startsWith('.')) {
+        problems.push(`${rel}: imports ${spec}`);
+        continue;
+      }
+      const target = relative(root, join(file, '..', spec));
+      if (target.startsWith('src/cli/')) continue;
+      if (target === 'src/api/keys.ts') continue;
+      if (target.startsWith('src/api/') && typeOnly) continue;
+      problems.push(`${rel}: imports ${target}${typeOnly ? ' (type)' : ''}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('main.ts is the executable entry', () => {
+  const main = readFileSync(join(cliDir, 'main.ts'), 'utf8');
+  assert.ok(main.startsWith('#!/usr/bin/env node\n'));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  assert.equal(pkg.bin['kubectl-stepwise'], 'dist/cli/main.js');
+});
+
+test('no file in src/cli is longer than ~300 lines', () => {
+  for (const file of files(cliDir)) {
+    const lines = readFileSync(file, 'utf8').split('\n').length;
+    assert.ok(lines <= 320, `${relative(root, file)} has ${lines} lines`);
+  }
+});
