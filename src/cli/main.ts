@@ -5,7 +5,20 @@
  */
 import { connect } from './client.ts';
 import type { CliDeps } from './context.ts';
+import { errorLine } from './errors.ts';
 import { run } from './program.ts';
+
+// A reader that went away (`... | head`) ends us quietly; anything unexpected is one line.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+});
+const crash = (err: unknown): void => {
+  process.stderr.write(`${errorLine(err)}\n`);
+  if (process.env['STEPWISE_DEBUG'] && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 const deps: CliDeps = {
   out: process.stdout,

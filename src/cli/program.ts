@@ -36,7 +36,19 @@ export function buildProgram(deps: CliDeps, act: Act): Command {
           )}\n`,
         ),
     });
-  program.configureHelp({ sortSubcommands: false });
+  program.configureHelp({ sortSubcommands: false, showGlobalOptions: true });
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  kubectl stepwise get rollout web --watch     follow a canary as it moves
+  kubectl stepwise list rollouts -A            every rollout in the cluster
+  kubectl stepwise promote web                 resume a pause or skip the current step
+  kubectl stepwise promote web --full          skip all remaining steps
+  kubectl stepwise abort web                   go back to stable
+  kubectl stepwise retry rollout web           start an aborted update again
+  kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)`,
+  );
   for (const register of [
     registerGet,
     registerList,
