@@ -48,7 +48,7 @@ async function handle(
   registry: Registry,
   probes: Probes,
 ): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'method not allowed\n');
   try {
     switch (path) {

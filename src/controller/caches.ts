@@ -1,0 +1,95 @@
+/**
+ * The reconciler's read side over the informers' stores, and the mapping from a changed child
+ * (ReplicaSet, pod, Service) to the key of the Rollout that must look again.
+ */
+import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
+import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type { Cache, IndexFunc } from '../kube/store.ts';
+import type { Key } from './reconciler.ts';
+import type { RolloutCache } from './rollout-reconciler.ts';
+
+export const BY_OWNER = 'byOwner';
+export const BY_SERVICE = 'byService';
+export const BY_HASH = 'byHash';
+
+/** The `namespace/name` of the Rollout that controls `obj`, matched on group and kind. */
+export function rolloutOwnerKey(obj: {
+  metadata?: {
+    namespace?: string;
+    ownerReferences?: readonly {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      controller?: boolean;
+    }[];
+  };
+}): Key | undefined {
+  const ref = obj.metadata?.ownerReferences?.find(
+    (r) => r.controller === true && r.kind === ROLLOUT_KIND && r.apiVersion.split('/')[0] === GROUP,
+  );
+  return ref && obj.metadata?.namespace ? `${obj.metadata.namespace}/${ref.name}` : undefined;
+}
+
+export const replicaSetIndexers: Readonly<Record<string, IndexFunc<ReplicaSet>>> = {
+  [BY_OWNER]: (rs) => {
+    const key = rolloutOwnerKey(rs);
+    return key ? [key] : [];
+  },
+};
+
+/** Pods by `namespace/hash`: a Rollout's pods are those of its ReplicaSets' hashes. */
+export const podIndexers: Readonly<Record<string, IndexFunc<Pod>>> = {
+  [BY_HASH]: (pod) => {
+    const hash = pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+    return hash && pod.metadata?.namespace ? [`${pod.metadata.namespace}/${hash}`] : [];
+  },
+};
+
+/** Rollouts by `namespace/service` they name, so a Service change wakes its Rollouts. */
+export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
+  [BY_SERVICE]: (r) => {
+    const canary = r.spec?.strategy?.canary;
+    const ns = r.metadata?.namespace ?? '';
+    return [canary?.canaryService, canary?.stableService]
+      .filter((s): s is string => typeof s === 'string')
+      .map((s) => `${ns}/${s}`);
+  },
+};
+
+export interface Stores {
+  readonly rollouts: Cache<Rollout>;
+  readonly replicaSets: Cache<ReplicaSet>;
+  readonly pods: Cache<Pod>;
+  readonly services: Cache<Service>;
+}
+
+export function rolloutCache(stores: Stores): RolloutCache {
+  return {
+    rollout: (key) => stores.rollouts.get(key),
+    replicaSetsOf: (rollout) =>
+      stores.replicaSets.byIndex(
+        BY_OWNER,
+        `${rollout.metadata.namespace}/${rollout.metadata.name}`,
+      ),
+    podsOf: (replicaSets) =>
+      replicaSets.flatMap((rs) => {
+        const hash = rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+        return hash ? stores.pods.byIndex(BY_HASH, `${rs.metadata?.namespace}/${hash}`) : [];
+      }),
+    service: (namespace, name) => stores.services.get(`${namespace}/${name}`),
+  };
+}
+
+/** Rollout keys to wake for a changed pod: the owner of the ReplicaSet of its hash. */
+export function rolloutKeysForPod(stores: Stores, pod: Pod): Key[] {
+  const rsName = pod.metadata?.ownerReferences?.find((r) => r.kind === 'ReplicaSet')?.name;
+  const rs = rsName ? stores.replicaSets.get(`${pod.metadata?.namespace}/${rsName}`) : undefined;
+  const key = rs ? rolloutOwnerKey(rs) : undefined;
+  return key ? [key] : [];
+}
+
+export function rolloutKeysForService(stores: Stores, svc: Service): Key[] {
+  return stores.rollouts
+    .byIndex(BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`)
+    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+/**
+ * stepwise-controller: the manager. The only place that builds the API client, informers, work
+ * queue, event recorder and Lease; everything else gets them as constructor arguments.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import { systemClock } from '../kube/clock.ts';
+import { kubeApiFromConfig } from '../kube/apply.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { Informer } from '../kube/informer.ts';
+import type { InformerHandlers } from '../kube/informer.ts';
+import { LeaderElector } from '../kube/leader.ts';
+import { kubeListWatch } from '../kube/listwatch.ts';
+import { errorText } from '../kube/log.ts';
+import type { KubeObject } from '../kube/objects.ts';
+import { Resources } from '../kube/resources.ts';
+import { RateLimitingQueue } from '../kube/workqueue.ts';
+import { startInternalServer } from '../server/internal.ts';
+import {
+  podIndexers,
+  replicaSetIndexers,
+  rolloutCache,
+  rolloutIndexers,
+  rolloutKeysForPod,
+  rolloutKeysForService,
+  rolloutOwnerKey,
+} from './caches.ts';
+import { ConfigError, parseConfig } from './config.ts';
+import { jsonLogger } from './logger.ts';
+import { ControllerMetrics } from './metrics.ts';
+import type { Key } from './reconciler.ts';
+import { RolloutReconciler } from './rollout-reconciler.ts';
+import { runWorkers } from './worker.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = parseConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError) && !(err instanceof TypeError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
+  const clock = systemClock;
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  const metrics = new ControllerMetrics();
+  const api = kubeApiFromConfig(kc, { onRequest: (info) => metrics.request(info) });
+  const ns = config.namespace;
+
+  const hashed = { labelSelector: POD_TEMPLATE_HASH_LABEL };
+  const rollouts = new Informer<Rollout & KubeObject>({
+    name: 'rollouts',
+    source: kubeListWatch(api, Resources.Rollout, ns),
+    indexers: rolloutIndexers,
+    clock,
+    log,
+  });
+  const replicaSets = new Informer<ReplicaSet & KubeObject>({
+    name: 'replicasets',
+    source: kubeListWatch(api, Resources.ReplicaSet, ns),
+    indexers: replicaSetIndexers,
+    clock,
+    log,
+    ...hashed,
+  });
+  const pods = new Informer<Pod & KubeObject>({
+    name: 'pods',
+    source: kubeListWatch(api, Resources.Pod, ns),
+    indexers: podIndexers,
+    clock,
+    log,
+    ...hashed,
+  });
+  const services = new Informer<Service & KubeObject>({
+    name: 'services',
+    source: kubeListWatch(api, Resources.Service, ns),
+    clock,
+    log,
+  });
+  const informers = [rollouts, replicaSets, pods, services];
+  const stores = {
+    rollouts: rollouts.store,
+    replicaSets: replicaSets.store,
+    pods: pods.store,
+    services: services.store,
+  };
+
+  const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
+  const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
+  const enqueue = (keys: readonly (Key | undefined)[]): void => {
+    for (const k of keys) if (k !== undefined) queue.add(k);
+  };
+  const onChange = <T>(keys: (obj: T) => readonly (Key | undefined)[]): InformerHandlers<T> => ({
+    onAdd: (o) => enqueue(keys(o)),
+    onUpdate: (old, o) => enqueue([...keys(old), ...keys(o)]),
+    onDelete: (o) => enqueue(keys(o)),
+  });
+  rollouts.on(onChange((r: Rollout) => [keyOf(r)]));
+  replicaSets.on(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
+  pods.on(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
+  services.on(onChange((s: Service) => rolloutKeysForService(stores, s)));
+
+  const recorder = new EventRecorder({
+    api,
+    component: CONTROLLER_NAME,
+    instance: config.identity,
+    clock,
+    log,
+  });
+  const reconciler = new RolloutReconciler({
+    cache: rolloutCache(stores),
+    api,
+    events: recorder,
+    clock,
+    log,
+    onPhase: (r) =>
+      metrics.setRolloutPhase(
+        r.metadata.namespace ?? '',
+        r.metadata.name ?? '',
+        stores.rollouts.get(keyOf(r))?.status?.phase,
+      ),
+    onDeleted: (key) => {
+      const [namespace = '', name = ''] = key.split('/');
+      metrics.forgetRollout(namespace, name);
+    },
+  });
+
+  const stop = new AbortController();
+  let leading = !config.leaderElect;
+  const server = await startInternalServer(
+    metrics.registry,
+    {
+      live: () => [],
+      ready: () =>
+        informers.filter((i) => !i.hasSynced()).map((_, n) => `informer ${n} not synced`),
+    },
+    { host: config.metricsHost, port: config.metricsPort },
+  );
+  log.info('internal server listening', { host: config.metricsHost, port: server.port });
+
+  for (const informer of informers) informer.start();
+  await Promise.all(informers.map((i) => i.synced));
+  log.info('caches synced', {
+    rollouts: stores.rollouts.size,
+    replicaSets: stores.replicaSets.size,
+    pods: stores.pods.size,
+    services: stores.services.size,
+  });
+
+  let workers: Promise<void> | undefined;
+  const startWorkers = (): void => {
+    leading = true;
+    metrics.leader.set(1);
+    for (const key of stores.rollouts.keys()) queue.add(key as Key);
+    workers = runWorkers(queue, reconciler, config.workers, log, stop.signal, {
+      observe: (seconds, result) => {
+        metrics.reconcile.observe({ result }, seconds);
+        if (result === 'error') metrics.reconcileErrors.inc();
+      },
+    });
+    log.info('workers started', { workers: config.workers });
+  };
+
+  const elector = config.leaderElect
+    ? new LeaderElector({
+        api,
+        namespace: config.leaseNamespace,
+        name: LEASE_NAME,
+        identity: config.identity,
+        clock,
+        log,
+        onStartedLeading: startWorkers,
+        onStoppedLeading: () => {
+          // Another replica may already act: stop at once rather than race it.
+          log.error('leadership lost, exiting');
+          process.exit(1);
+        },
+      })
+    : undefined;
+
+  const done = new Promise<number>((resolve) => {
+    const shutdown = (signal: string): void => {
+      if (stop.signal.aborted) return;
+      log.info('shutting down', { signal });
+      stop.abort();
+      const forced = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
+      forced.unref();
+      void (async () => {
+        await queue.shutDown({ drain: true });
+        await workers;
+        await elector?.release();
+        await Promise.all(informers.map((i) => i.stop()));
+        await recorder.flush();
+        await server.close();
+        clearTimeout(forced);
+        log.info('stopped');
+        resolve(0);
+      })();
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+
+  if (elector) {
+    log.info('waiting for leadership', { lease: `${config.leaseNamespace}/${LEASE_NAME}` });
+    void elector.run(stop.signal).catch((err: unknown) => {
+      log.error('leader election failed', { error: errorText(err) });
+      process.exit(1);
+    });
+  } else if (leading) {
+    startWorkers();
+  }
+  return done;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`stepwise-controller: ${errorText(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,124 @@
+/**
+ * The imperative shell around the planner: read the Rollout and its children from the caches,
+ * call plan(), make the writes in order (server-side apply under stepwise-controller), throw at
+ * the first failure, return when to come back. No rollout logic lives here.
+ */
+import { API_VERSION, ROLLOUT_KIND } from '../api/index.ts';
+import type { Pod, ReplicaSet, Rollout, RolloutStatus, Service } from '../api/index.ts';
+import type { KubeObject } from '../kube/objects.ts';
+import type { KubeApi } from '../kube/kube-api.ts';
+import type { Clock } from '../kube/clock.ts';
+import type { Logger } from '../kube/log.ts';
+import { Resources } from '../kube/resources.ts';
+import { plan } from '../rollout/plan.ts';
+import type { Write } from '../rollout/types.ts';
+import type { Key, Reconciler, Result } from './reconciler.ts';
+
+/** What the reconciler reads: the informers' caches, nothing else. */
+export interface RolloutCache {
+  rollout(key: Key): Rollout | undefined;
+  replicaSetsOf(rollout: Rollout): ReplicaSet[];
+  podsOf(replicaSets: readonly ReplicaSet[]): Pod[];
+  service(namespace: string, name: string): Service | undefined;
+}
+
+export interface EventSink {
+  event(rollout: Rollout, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface RolloutReconcilerDeps {
+  readonly cache: RolloutCache;
+  readonly api: KubeApi;
+  readonly events: EventSink;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly onPhase?: (rollout: Rollout) => void;
+  readonly onDeleted?: (key: Key) => void;
+}
+
+/** A cache that has not yet seen our own last status write would plan the same step twice. */
+const STALE_CACHE_REQUEUE_MS = 100;
+
+export class RolloutReconciler implements Reconciler {
+  readonly #deps: RolloutReconcilerDeps;
+  /** key → resourceVersion we planned from, while the cache has not caught up with our write. */
+  readonly #awaiting = new Map<Key, string>();
+
+  constructor(deps: RolloutReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  async reconcile(key: Key): Promise<Result> {
+    const { cache, clock } = this.#deps;
+    const rollout = cache.rollout(key);
+    if (rollout === undefined) {
+      this.#awaiting.delete(key);
+      this.#deps.onDeleted?.(key);
+      return {};
+    }
+    const readVersion = rollout.metadata.resourceVersion ?? '';
+    if (this.#awaiting.get(key) === readVersion) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    this.#awaiting.delete(key);
+
+    const replicaSets = cache.replicaSetsOf(rollout);
+    const canary = rollout.spec.strategy?.canary;
+    const services = new Map<string, Service>();
+    for (const name of [canary?.canaryService, canary?.stableService]) {
+      const svc =
+        name === undefined ? undefined : cache.service(rollout.metadata.namespace ?? '', name);
+      if (name !== undefined && svc !== undefined) services.set(name, svc);
+    }
+    const result = plan({
+      rollout,
+      replicaSets,
+      pods: cache.podsOf(replicaSets),
+      services,
+      now: clock.now(),
+    });
+    for (const write of result.writes) {
+      const written = await this.#write(rollout, write);
+      if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
+        this.#awaiting.set(key, readVersion);
+      }
+    }
+    this.#deps.onPhase?.(rollout);
+    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
+  }
+
+  /** Makes one write; returns the new resourceVersion for a status write. */
+  async #write(rollout: Rollout, w: Write): Promise<string | undefined> {
+    const { api } = this.#deps;
+    const namespace = rollout.metadata.namespace ?? '';
+    const name = rollout.metadata.name ?? '';
+    switch (w.kind) {
+      case 'applyReplicaSet':
+        await api.apply(w.body as ReplicaSet & { metadata: object });
+        return undefined;
+      case 'deleteReplicaSet':
+        await api.delete(Resources.ReplicaSet, namespace, w.name);
+        return undefined;
+      case 'applyService':
+        await api.apply(w.body as Service & { metadata: object });
+        return undefined;
+      case 'evictPod':
+        await api.evict(namespace, w.name);
+        return undefined;
+      case 'patchPodMetadata':
+        await api.patchMerge(Resources.Pod, namespace, w.name, { metadata: w.patch });
+        return undefined;
+      case 'applyStatus': {
+        const body: KubeObject & { status: RolloutStatus } = {
+          apiVersion: API_VERSION,
+          kind: ROLLOUT_KIND,
+          metadata: { name, namespace },
+          status: w.status,
+        };
+        const written = await api.applyStatus(body);
+        return written.metadata?.resourceVersion;
+      }
+      case 'event':
+        this.#deps.events.event(rollout, w.type, w.reason, w.message);
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,326 @@
+// The canary engine end to end: the real controller process against the local control plane
+// (real ReplicaSets, pods on kwok nodes, CRD validation and server-side apply).
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { Rollout } from '../../src/api/index.ts';
+import { testNamespace } from '../cluster/testing.ts';
+import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
+import { startController } from './support/controller.ts';
+import type { ControllerProcess } from './support/controller.ts';
+import {
+  createRollout,
+  createService,
+  events,
+  getService,
+  http,
+  installCrds,
+  patchSpec,
+  patchStatus,
+  replicaSets,
+  rolloutBody,
+  setImage,
+  split,
+  waitFor,
+  waitForRollout,
+} from './support/rollouts.ts';
+
+const HASH = 'rollouts-pod-template-hash';
+let controller: ControllerProcess;
+
+before(async () => {
+  await installCrds();
+  controller = await startController();
+});
+
+const phase =
+  (p: string, extra: (r: Rollout) => boolean = () => true) =>
+  (r: Rollout) =>
+    r.status?.phase === p &&
+    r.status.observedGeneration === String(r.metadata.generation) &&
+    extra(r);
+
+describe('a canary walks its steps', () => {
+  it('template change → canary ReplicaSet, setWeight split, pauses, promote, full promotion', async () => {
+    const ns = await testNamespace('canary');
+    await createService(ns, 'web-canary', 'web');
+    await createService(ns, 'web-stable', 'web');
+    await createRollout(
+      ns,
+      rolloutBody('web', {
+        strategy: {
+          canary: {
+            canaryService: 'web-canary',
+            stableService: 'web-stable',
+            steps: [
+              { setWeight: 25 },
+              { pause: {} },
+              { setWeight: 50 },
+              { pause: { duration: '2s' } },
+            ],
+          },
+        },
+      }),
+    );
+    const healthy = await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+    const firstHash = healthy.status?.stableRS;
+    assert.ok(firstHash);
+    assert.equal((await getService(ns, 'web-stable')).spec?.selector?.[HASH], firstHash);
+
+    await setImage(ns, 'web', 'app:2');
+    const paused = await waitForRollout(
+      ns,
+      'web',
+      'paused at step 1',
+      phase('Paused', (r) => r.status?.currentStepIndex === 1),
+    );
+    const canaryHash = paused.status?.currentPodHash;
+    assert.notEqual(canaryHash, firstHash);
+    assert.deepEqual(await split(ns, paused), [1, 3]);
+    const rss = await replicaSets(ns, 'web');
+    const canaryRs = rss.find((rs) => rs.metadata?.labels?.[HASH] === canaryHash);
+    assert.equal(canaryRs?.metadata?.name, `web-${canaryHash}`);
+    assert.equal(canaryRs?.metadata?.ownerReferences?.[0]?.kind, 'Rollout');
+    assert.ok(
+      canaryRs?.metadata?.managedFields?.some(
+        (f) => f.manager === 'stepwise-controller' && f.operation === 'Apply',
+      ),
+    );
+    assert.equal((await getService(ns, 'web-canary')).spec?.selector?.[HASH], canaryHash);
+    assert.equal(paused.status?.pauseConditions?.[0]?.reason, 'CanaryPauseStep');
+
+    await patchStatus(ns, 'web', { pauseConditions: null });
+    const done = await waitForRollout(
+      ns,
+      'web',
+      'fully promoted',
+      phase('Healthy', (r) => r.status?.stableRS === canaryHash),
+    );
+    assert.equal(done.status?.currentStepIndex, 4);
+    assert.deepEqual(await split(ns, done), [0, 4]);
+    assert.equal((await getService(ns, 'web-stable')).spec?.selector?.[HASH], canaryHash);
+    const reasons = (await events(ns)).map((e) => e.reason);
+    for (const r of [
+      'NewReplicaSetCreated',
+      'RolloutPaused',
+      'RolloutStepCompleted',
+      'RolloutResumed',
+      'RolloutCompleted',
+      'SwitchService',
+    ]) {
+      assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
+    }
+  });
+});
+
+describe('abort and retry', () => {
+  it('abort returns to stable, scales the canary down after abortScaleDownDelaySeconds; retry restarts the steps', async () => {
+    const ns = await testNamespace('abort');
+    await createService(ns, 'api-canary', 'api');
+    await createService(ns, 'api-stable', 'api');
+    await createRollout(
+      ns,
+      rolloutBody('api', {
+        strategy: {
+          canary: {
+            canaryService: 'api-canary',
+            stableService: 'api-stable',
+            abortScaleDownDelaySeconds: 2,
+            steps: [{ setWeight: 50 }, { pause: {} }],
+          },
+        },
+      }),
+    );
+    await waitForRollout(ns, 'api', 'Healthy', phase('Healthy'));
+    await setImage(ns, 'api', 'app:2');
+    await waitForRollout(ns, 'api', 'paused', phase('Paused'));
+    await patchStatus(ns, 'api', { abort: true });
+    const aborted = await waitForRollout(
+      ns,
+      'api',
+      'Degraded with stable back to full',
+      (r) =>
+        r.status?.phase === 'Degraded' &&
+        /^RolloutAborted/.test(r.status.message ?? '') &&
+        r.status.availableReplicas !== undefined,
+    );
+    assert.equal(aborted.status?.abort, true);
+    assert.ok(aborted.status?.abortedAt);
+    const canaryRs = `api-${aborted.status?.currentPodHash}`;
+    assert.equal(await replicasOf(ns, canaryRs), 2, 'canary kept during the delay');
+    await waitFor(
+      `${canaryRs} scaled to 0`,
+      `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      canaryRs,
+      (o: { spec?: { replicas?: number } }) => o.spec?.replicas === 0,
+    );
+    const delayMs = Date.now() - Date.parse(aborted.status?.abortedAt ?? '');
+    assert.ok(delayMs >= 1500, `canary kept for the delay (${delayMs} ms)`);
+
+    await patchStatus(ns, 'api', { abort: false });
+    const retried = await waitForRollout(
+      ns,
+      'api',
+      'paused again after retry',
+      phase('Paused', (r) => r.status?.currentStepIndex === 1),
+    );
+    assert.equal(retried.status?.abortedAt, undefined);
+    assert.deepEqual(await split(ns, retried), [2, 2]);
+  });
+});
+
+async function replicasOf(ns: string, name: string): Promise<number | undefined> {
+  const path = `/apis/apps/v1/namespaces/${ns}/replicasets/${name}`;
+  const rs = await http.json<{ spec?: { replicas?: number } }>('GET', path);
+  return rs.spec?.replicas;
+}
+
+describe('template changed back to the stable one', () => {
+  it('skips the steps and goes straight back to Healthy', async () => {
+    const ns = await testNamespace('rollback');
+    await createRollout(ns, rolloutBody('back'));
+    await waitForRollout(ns, 'back', 'Healthy', phase('Healthy'));
+    await setImage(ns, 'back', 'app:2');
+    await waitForRollout(ns, 'back', 'paused', phase('Paused'));
+    await setImage(ns, 'back', 'app:1');
+    const back = await waitForRollout(ns, 'back', 'Healthy on the old revision', phase('Healthy'));
+    assert.equal(back.status?.currentPodHash, back.status?.stableRS);
+    assert.deepEqual(await split(ns, back), [0, 4]);
+  });
+});
+
+describe('restartAt', () => {
+  it('replaces every pod created before restartAt and records restartedAt', async () => {
+    const ns = await testNamespace('restart');
+    await createRollout(
+      ns,
+      rolloutBody('rs', { replicas: 3, strategy: { canary: { maxUnavailable: 1 } } }),
+    );
+    await waitForRollout(ns, 'rs', 'Healthy', phase('Healthy'));
+    const pods = async () =>
+      (
+        await http.json<{ items: { metadata: { name: string; creationTimestamp: string } }[] }>(
+          'GET',
+          `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Drs`,
+        )
+      ).items;
+    const before = new Set((await pods()).map((p) => p.metadata.name));
+    const restartAt = new Date(Date.now() + 500).toISOString();
+    await patchSpec(ns, 'rs', { restartAt });
+    await waitForRollout(
+      ns,
+      'rs',
+      'restartedAt recorded',
+      (r) => r.status?.restartedAt === restartAt && r.status.phase === 'Healthy',
+      90_000,
+    );
+    const after = await pods();
+    assert.ok(
+      after.every((p) => !before.has(p.metadata.name)),
+      'every pod is new',
+    );
+  });
+});
+
+describe('progress deadline', () => {
+  it('a canary that never becomes ready is Degraded, and with progressDeadlineAbort is aborted', async () => {
+    const ns = await testNamespace('deadline');
+    await createRollout(
+      ns,
+      rolloutBody('slow', { progressDeadlineSeconds: 3, progressDeadlineAbort: true }),
+    );
+    await waitForRollout(ns, 'slow', 'Healthy', phase('Healthy'));
+    await patchSpec(ns, 'slow', {
+      template: { metadata: { labels: { app: 'slow', [FAULT_LABEL]: NEVER_READY } } },
+    });
+    const degraded = await waitForRollout(
+      ns,
+      'slow',
+      'aborted on the deadline',
+      (r) => r.status?.phase === 'Degraded' && r.status.abort === true,
+    );
+    const progressing = degraded.status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.equal(progressing?.reason, 'RolloutAborted');
+    const reasons = (await events(ns)).map((e) => e.reason);
+    assert.ok(reasons.includes('ProgressDeadlineExceeded'));
+  });
+});
+
+describe('invalid spec', () => {
+  it('gets an InvalidSpec condition while other Rollouts keep progressing', async () => {
+    const ns = await testNamespace('invalid');
+    await createRollout(
+      ns,
+      rolloutBody('bad', { strategy: { canary: { steps: [{ setWeight: 150 }] } } }),
+    );
+    await createRollout(
+      ns,
+      rolloutBody('bad-svc', { strategy: { canary: { canaryService: 'missing' } } }),
+    );
+    await createRollout(ns, rolloutBody('good'));
+    const bad = await waitForRollout(
+      ns,
+      'bad',
+      'InvalidSpec',
+      (r) => r.status?.phase === 'Degraded',
+    );
+    assert.match(
+      bad.status?.message ?? '',
+      /InvalidSpec: spec.strategy.canary.steps\[0\].setWeight: must be between 0 and 100/,
+    );
+    const badSvc = await waitForRollout(
+      ns,
+      'bad-svc',
+      'InvalidSpec',
+      (r) => r.status?.phase === 'Degraded',
+    );
+    assert.match(badSvc.status?.message ?? '', /Service "missing" not found/);
+    await waitForRollout(ns, 'good', 'Healthy', phase('Healthy'));
+    assert.equal((await replicaSets(ns, 'bad')).length, 0);
+    // Fixing the spec recovers.
+    await patchSpec(ns, 'bad', { strategy: { canary: { steps: [{ setWeight: 50 }] } } });
+    await waitForRollout(ns, 'bad', 'Healthy after the fix', phase('Healthy'));
+  });
+
+  it('the API server itself rejects what the schema forbids', async () => {
+    const ns = await testNamespace('schema');
+    const res = await http.request(
+      'POST',
+      `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/rollouts`,
+      { ...rolloutBody('x'), spec: { ...rolloutBody('x').spec, replicas: 'many' } },
+    );
+    assert.equal(res.status, 422);
+  });
+});
+
+describe('revision history', () => {
+  it('deletes scaled-down ReplicaSets beyond revisionHistoryLimit', async () => {
+    const ns = await testNamespace('history');
+    await createRollout(
+      ns,
+      rolloutBody('h', { replicas: 1, revisionHistoryLimit: 1, strategy: { canary: {} } }),
+    );
+    for (const image of ['app:2', 'app:3', 'app:4']) {
+      await setImage(ns, 'h', image);
+      await waitForRollout(ns, 'h', `Healthy on ${image}`, phase('Healthy'));
+    }
+    const rss = await http.json<{ items: unknown[] }>(
+      'GET',
+      `/apis/apps/v1/namespaces/${ns}/replicasets`,
+    );
+    assert.equal(rss.items.length <= 2, true, `${rss.items.length} ReplicaSets left`);
+  });
+});
+
+describe('metrics', () => {
+  it('serves reconcile counts, queue and API request metrics, and per-rollout phase', async () => {
+    const text = await controller.metrics();
+    for (const name of [
+      'rollout_reconcile_count',
+      'workqueue_depth',
+      'controller_clientset_k8s_request_total',
+      'rollout_info',
+    ]) {
+      assert.ok(text.includes(name), `metric ${name}`);
+    }
+  });
+});

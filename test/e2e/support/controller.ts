@@ -1,0 +1,132 @@
+/**
+ * Runs the real controller (`src/controller/main.ts`) as a child process against the harness's
+ * cluster, as `make run` would, and lets tests wait for what it logs.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { REPO_ROOT } from '../../cluster/state.ts';
+
+export interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+export interface ControllerOptions {
+  /** Extra flags, e.g. `--leader-elect=true`. Leader election is off unless given. */
+  readonly args?: readonly string[];
+  readonly identity?: string;
+}
+
+export class ControllerProcess {
+  readonly logs: LogLine[] = [];
+  readonly #child: ChildProcess;
+  readonly #waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
+  readonly exited: Promise<number | null>;
+  metricsPort = 0;
+
+  constructor(opts: ControllerOptions = {}) {
+    const args = [
+      '--disable-warning=ExperimentalWarning',
+      join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+      '--metrics-bind-address=127.0.0.1:0',
+      '--log-level=debug',
+      ...(opts.identity ? [`--identity=${opts.identity}`] : []),
+      ...(opts.args ?? ['--leader-elect=false']),
+    ];
+    this.#child = spawn(process.execPath, args, {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
+    for (const stream of [this.#child.stdout, this.#child.stderr]) {
+      let buffered = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        buffered += chunk;
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          this.#line(buffered.slice(0, nl));
+          buffered = buffered.slice(nl + 1);
+        }
+      });
+    }
+    after(() => this.kill());
+  }
+
+  /** Resolves with the first log line (past or future) that matches. */
+  waitForLog(match: (l: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
+    const seen = this.logs.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new Error(
+            `controller did not log the expected line in ${timeoutMs} ms; last lines:\n` +
+              this.logs
+                .slice(-15)
+                .map((l) => JSON.stringify(l))
+                .join('\n'),
+          ),
+        );
+      }, timeoutMs);
+      this.#waiters.push({
+        match,
+        resolve: (l) => {
+          clearTimeout(timer);
+          resolve(l);
+        },
+      });
+    });
+  }
+
+  /** Waits until the caches are synced and the metrics port is known. */
+  async ready(): Promise<this> {
+    const line = await this.waitForLog((l) => l.msg === 'internal server listening');
+    this.metricsPort = Number(line.port);
+    await this.waitForLog((l) => l.msg === 'caches synced');
+    return this;
+  }
+
+  async metrics(): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
+    return res.text();
+  }
+
+  /** SIGTERM: a graceful shutdown. Resolves with the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.#child.exitCode === null) this.#child.kill('SIGTERM');
+    return this.exited;
+  }
+
+  /** SIGKILL: a crash. */
+  async kill(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null)
+      this.#child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  #line(text: string): void {
+    if (text.trim() === '') return;
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      line = { level: 'raw', msg: text };
+    }
+    this.logs.push(line);
+    for (let i = this.#waiters.length - 1; i >= 0; i--) {
+      const w = this.#waiters[i];
+      if (w?.match(line)) {
+        this.#waiters.splice(i, 1);
+        w.resolve(line);
+      }
+    }
+  }
+}
+
+export async function startController(opts: ControllerOptions = {}): Promise<ControllerProcess> {
+  return new ControllerProcess(opts).ready();
+}
