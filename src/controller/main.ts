@@ -8,10 +8,11 @@ import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/ind
 import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
 import { kubeApiFromConfig } from '../kube/apply.ts';
-import { EventRecorder } from '../kube/events.ts';
+import { KubeEventRecorder } from '../kube/events.ts';
 import { Informer } from '../kube/informer.ts';
-import type { InformerHandlers } from '../kube/informer.ts';
+import type { EventHandler } from '../kube/informer.ts';
 import { LeaderElector } from '../kube/leader.ts';
+import { kubeLeaseClient } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
@@ -59,14 +60,14 @@ async function main(): Promise<number> {
     source: kubeListWatch(api, Resources.Rollout, ns),
     indexers: rolloutIndexers,
     clock,
-    log,
+    logger: log,
   });
   const replicaSets = new Informer<ReplicaSet & KubeObject>({
     name: 'replicasets',
     source: kubeListWatch(api, Resources.ReplicaSet, ns),
     indexers: replicaSetIndexers,
     clock,
-    log,
+    logger: log,
     ...hashed,
   });
   const pods = new Informer<Pod & KubeObject>({
@@ -74,44 +75,39 @@ async function main(): Promise<number> {
     source: kubeListWatch(api, Resources.Pod, ns),
     indexers: podIndexers,
     clock,
-    log,
+    logger: log,
     ...hashed,
   });
   const services = new Informer<Service & KubeObject>({
     name: 'services',
     source: kubeListWatch(api, Resources.Service, ns),
     clock,
-    log,
+    logger: log,
   });
   const informers = [rollouts, replicaSets, pods, services];
-  const stores = {
-    rollouts: rollouts.store,
-    replicaSets: replicaSets.store,
-    pods: pods.store,
-    services: services.store,
-  };
+  const stores = { rollouts, replicaSets, pods, services };
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
   const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
   const enqueue = (keys: readonly (Key | undefined)[]): void => {
     for (const k of keys) if (k !== undefined) queue.add(k);
   };
-  const onChange = <T>(keys: (obj: T) => readonly (Key | undefined)[]): InformerHandlers<T> => ({
+  const onChange = <T>(keys: (obj: T) => readonly (Key | undefined)[]): EventHandler<T> => ({
     onAdd: (o) => enqueue(keys(o)),
     onUpdate: (old, o) => enqueue([...keys(old), ...keys(o)]),
     onDelete: (o) => enqueue(keys(o)),
   });
-  rollouts.on(onChange((r: Rollout) => [keyOf(r)]));
-  replicaSets.on(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
-  pods.on(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
-  services.on(onChange((s: Service) => rolloutKeysForService(stores, s)));
+  rollouts.addEventHandler(onChange((r: Rollout) => [keyOf(r)]));
+  replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
+  pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
+  services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
 
-  const recorder = new EventRecorder({
+  const recorder = new KubeEventRecorder({
     api,
-    component: CONTROLLER_NAME,
-    instance: config.identity,
+    reportingController: CONTROLLER_NAME,
+    reportingInstance: config.identity,
     clock,
-    log,
+    logger: log,
   });
   const reconciler = new RolloutReconciler({
     cache: rolloutCache(stores),
@@ -169,15 +165,17 @@ async function main(): Promise<number> {
 
   const elector = config.leaderElect
     ? new LeaderElector({
-        api,
+        client: kubeLeaseClient(api),
         namespace: config.leaseNamespace,
         name: LEASE_NAME,
         identity: config.identity,
         clock,
-        log,
-        onStartedLeading: startWorkers,
+        logger: log,
+        onStartedLeading: () => startWorkers(),
         onStoppedLeading: () => {
-          // Another replica may already act: stop at once rather than race it.
+          // Another replica may already act: stop at once rather than race it. (A stop() on
+          // shutdown also lands here, after the workers have drained.)
+          if (stop.signal.aborted) return;
           log.error('leadership lost, exiting');
           process.exit(1);
         },
@@ -194,7 +192,7 @@ async function main(): Promise<number> {
       void (async () => {
         await queue.shutDown({ drain: true });
         await workers;
-        await elector?.release();
+        await elector?.stop();
         await Promise.all(informers.map((i) => i.stop()));
         await recorder.flush();
         await server.close();
@@ -209,7 +207,7 @@ async function main(): Promise<number> {
 
   if (elector) {
     log.info('waiting for leadership', { lease: `${config.leaseNamespace}/${LEASE_NAME}` });
-    void elector.run(stop.signal).catch((err: unknown) => {
+    void elector.run().catch((err: unknown) => {
       log.error('leader election failed', { error: errorText(err) });
       process.exit(1);
     });

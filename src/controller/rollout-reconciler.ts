@@ -110,7 +110,10 @@ export class RolloutReconciler implements Reconciler {
         const body: KubeObject & { status: RolloutStatus } = {
           apiVersion: API_VERSION,
           kind: ROLLOUT_KIND,
-          metadata: { name, namespace },
+          // Optimistic concurrency: if anyone (the plugin's promote or abort, say) changed the
+          // Rollout since we read it, the apply fails with a Conflict and we plan again, instead
+          // of forcing an answer to a question that has changed.
+          metadata: { name, namespace, resourceVersion: rollout.metadata.resourceVersion },
           status: w.status,
         };
         const written = await api.applyStatus(body);

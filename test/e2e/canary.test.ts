@@ -1,8 +1,8 @@
 // The canary engine end to end: the real controller process against the local control plane
 // (real ReplicaSets, pods on kwok nodes, CRD validation and server-side apply).
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import type { Rollout } from '../../src/api/index.ts';
+import { after, before, describe, it } from 'node:test';
+import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
 import { startController } from './support/controller.ts';
@@ -21,6 +21,7 @@ import {
   setImage,
   split,
   waitFor,
+  waitForList,
   waitForRollout,
 } from './support/rollouts.ts';
 
@@ -31,6 +32,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
+after(() => controller.kill());
 
 const phase =
   (p: string, extra: (r: Rollout) => boolean = () => true) =>
@@ -236,8 +238,13 @@ describe('progress deadline', () => {
       ns,
       'slow',
       'aborted on the deadline',
-      (r) => r.status?.phase === 'Degraded' && r.status.abort === true,
+      (r) =>
+        r.status?.abort === true &&
+        r.status.conditions?.some(
+          (c) => c.type === 'Progressing' && c.reason === 'RolloutAborted',
+        ) === true,
     );
+    assert.equal(degraded.status?.phase, 'Degraded');
     const progressing = degraded.status?.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.reason, 'RolloutAborted');
     const reasons = (await events(ns)).map((e) => e.reason);
@@ -303,11 +310,15 @@ describe('revision history', () => {
       await setImage(ns, 'h', image);
       await waitForRollout(ns, 'h', `Healthy on ${image}`, phase('Healthy'));
     }
-    const rss = await http.json<{ items: unknown[] }>(
-      'GET',
+    const imagesOf = (items: ReplicaSet[]) =>
+      items.map((rs) => rs.spec?.template?.spec?.containers[0]?.image ?? '').sort();
+    const want = ['registry.invalid/app:3', 'registry.invalid/app:4'];
+    const left = await waitForList(
+      'old ReplicaSets deleted down to the history limit',
       `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      (items: ReplicaSet[]) => imagesOf(items).join() === want.join(),
     );
-    assert.equal(rss.items.length <= 2, true, `${rss.items.length} ReplicaSets left`);
+    assert.deepEqual(imagesOf(left), want);
   });
 });
 

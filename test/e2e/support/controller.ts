@@ -5,7 +5,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { after } from 'node:test';
 import { REPO_ROOT } from '../../cluster/state.ts';
 
 export interface LogLine {
@@ -53,7 +52,8 @@ export class ControllerProcess {
         }
       });
     }
-    after(() => this.kill());
+    // Never outlive the test run, whatever the test does.
+    process.once('exit', () => this.#child.kill('SIGKILL'));
   }
 
   /** Resolves with the first log line (past or future) that matches. */

@@ -193,3 +193,53 @@ export async function split(namespace: string, rollout: Rollout): Promise<[numbe
   if (status.currentPodHash === status.stableRS) return [0, byHash(status.stableRS)];
   return [byHash(status.currentPodHash), byHash(status.stableRS)];
 }
+
+/**
+ * Watches a collection until `pred` holds for the objects in it; returns them. The watch's
+ * initial events list what is there, later ones keep the picture current.
+ */
+export async function waitForList<T extends { metadata?: { name?: string } }>(
+  what: string,
+  collection: string,
+  pred: (items: T[]) => boolean,
+  timeoutMs = 60_000,
+): Promise<T[]> {
+  const items = new Map<string, T>();
+  let close = (): void => undefined;
+  try {
+    return await new Promise<T[]>((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}: ${[...items.keys()].join(', ')}`,
+            ),
+          ),
+        timeoutMs,
+      );
+      http
+        .watch(collection, (e) => {
+          const obj = e.object as T;
+          const name = obj.metadata?.name ?? '';
+          if (e.type === 'DELETED') items.delete(name);
+          else if (e.type === 'ADDED' || e.type === 'MODIFIED') items.set(name, obj);
+          else return;
+          if (pred([...items.values()])) {
+            clearTimeout(timer);
+            resolve([...items.values()]);
+          }
+        })
+        .then(
+          (w) => {
+            close = () => w.close();
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+    });
+  } finally {
+    close();
+  }
+}
