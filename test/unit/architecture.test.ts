@@ -1,0 +1,64 @@
+// The import arrows of design.md: controller → (rollout, server, …) → kube → api, and the pure
+// core (src/rollout) imports nothing that does I/O. A backward arrow fails here, not in review.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+
+const SRC = resolve(import.meta.dirname, '..', '..', 'src');
+
+/** What each module may import from src/ (itself always allowed), and whether packages or node:
+ *  built-ins are allowed at all. */
+const RULES: Record<string, { modules: string[]; packages: boolean }> = {
+  api: { modules: [], packages: true },
+  rollout: { modules: ['api'], packages: false },
+  kube: { modules: ['api'], packages: true },
+  server: { modules: ['api', 'kube'], packages: true },
+  cli: { modules: ['api'], packages: true },
+  controller: { modules: ['api', 'kube', 'rollout', 'server'], packages: true },
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function imports(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  const found = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)];
+  const dynamic = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)];
+  return [...found, ...dynamic].map((m) => m[1] ?? '');
+}
+
+test('every module imports only along the allowed arrows', () => {
+  const problems: string[] = [];
+  for (const file of files(SRC)) {
+    const module = relative(SRC, file).split('/')[0] ?? '';
+    const rule = RULES[module];
+    if (!rule) {
+      problems.push(`${relative(SRC, file)}: module '${module}' has no import rule here`);
+      continue;
+    }
+    for (const spec of imports(file)) {
+      if (spec.startsWith('.')) {
+        const target = relative(SRC, resolve(dirname(file), spec)).split('/')[0] ?? '';
+        if (target !== module && !rule.modules.includes(target)) {
+          problems.push(`${relative(SRC, file)} imports ${spec} (${module} → ${target})`);
+        }
+      } else if (!rule.packages) {
+        problems.push(`${relative(SRC, file)} imports '${spec}': ${module} must stay pure`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the rule table covers every module under src/', () => {
+  const modules = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory());
+  assert.deepEqual(
+    modules.filter((m) => !RULES[m]),
+    [],
+  );
+});
