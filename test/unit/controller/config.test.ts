@@ -1,0 +1,50 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, parseConfig } from '../../../src/controller/config.ts';
+
+describe('controller configuration', () => {
+  it('has safe defaults: loopback metrics, leader election on, all namespaces', () => {
+    const c = parseConfig([], {});
+    assert.equal(c.metricsHost, '127.0.0.1');
+    assert.equal(c.metricsPort, 8090);
+    assert.equal(c.leaderElect, true);
+    assert.equal(c.namespace, undefined);
+    assert.equal(c.leaseNamespace, 'default');
+    assert.equal(c.workers, 10);
+  });
+
+  it('reads flags and the pod namespace from the environment', () => {
+    const c = parseConfig(
+      [
+        '--namespace=team',
+        '--workers=3',
+        '--metrics-bind-address=0.0.0.0:9000',
+        '--leader-elect=false',
+      ],
+      { POD_NAMESPACE: 'stepwise-system' },
+    );
+    assert.deepEqual(
+      [c.namespace, c.workers, c.metricsHost, c.metricsPort, c.leaderElect, c.leaseNamespace],
+      ['team', 3, '0.0.0.0', 9000, false, 'stepwise-system'],
+    );
+  });
+
+  for (const [args, message] of [
+    [['--workers=0'], /--workers must be a positive integer/],
+    [['--workers=ten'], /--workers must be a positive integer/],
+    [['--leader-elect=yes'], /--leader-elect must be true or false/],
+    [['--metrics-bind-address=nowhere'], /--metrics-bind-address must be host:port/],
+    [['--log-level=loud'], /--log-level must be/],
+  ] as const) {
+    it(`rejects ${args.join(' ')} with a message naming the flag`, () => {
+      assert.throws(
+        () => parseConfig([...args], {}),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      );
+    });
+  }
+
+  it('rejects an unknown flag', () => {
+    assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
+  });
+});

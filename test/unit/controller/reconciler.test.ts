@@ -1,0 +1,122 @@
+// The shell around the planner: writes in the planner's order, status applies guarded by the
+// resourceVersion they planned from, a stale cache waited out, failures surfaced for backoff.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ReplicaSet, Rollout } from '../../../src/api/index.ts';
+import { RolloutReconciler } from '../../../src/controller/rollout-reconciler.ts';
+import type { RolloutCache } from '../../../src/controller/rollout-reconciler.ts';
+import { apiStatusError } from '../../../src/kube/errors.ts';
+import { silentLogger } from '../../../src/kube/log.ts';
+import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
+import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
+import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
+
+function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
+  const api = new FakeKubeApi();
+  api.seed(rollout as never);
+  const events: string[] = [];
+  let cached = rollout;
+  const cache: RolloutCache = {
+    rollout: () => cached,
+    replicaSetsOf: () => replicaSets,
+    podsOf: () => [],
+    service: () => undefined,
+  };
+  const reconciler = new RolloutReconciler({
+    cache,
+    api,
+    events: { event: (_r, type, reason) => events.push(`${type} ${reason}`) },
+    clock: new FakeClock(Date.parse('2026-12-01T10:00:00Z')),
+    log: silentLogger,
+  });
+  return {
+    api,
+    events,
+    reconciler,
+    setCached: (r: Rollout) => (cached = r),
+    stored: () =>
+      api.stored(
+        {
+          group: 'stepwise.dev',
+          version: 'v1alpha1',
+          kind: 'Rollout',
+          plural: 'rollouts',
+          namespaced: true,
+        },
+        'ns',
+        'web',
+      ) as Rollout,
+  };
+}
+
+describe('RolloutReconciler', () => {
+  it('makes the planned writes in order: ReplicaSet, then status (with its resourceVersion), then events', async () => {
+    const t = setup({
+      ...rolloutFixture(),
+      metadata: { ...rolloutFixture().metadata, resourceVersion: '7' },
+    });
+    const seeded = t.stored();
+    t.setCached(seeded);
+    await t.reconciler.reconcile('ns/web');
+    const writes = t.api.writes().map((r) => `${r.verb} ${r.resource}`);
+    assert.deepEqual(writes, ['apply replicasets.apps', 'applyStatus rollouts.stepwise.dev']);
+    const statusWrite = t.api.writes()[1];
+    const body = statusWrite?.body as Rollout | undefined;
+    assert.equal(body?.metadata.resourceVersion, seeded.metadata.resourceVersion);
+    assert.deepEqual(t.events, ['Normal NewReplicaSetCreated']);
+    assert.equal(t.stored().status?.phase, 'Progressing');
+  });
+
+  it('waits out a cache that has not seen its own status write, without planning again', async () => {
+    const t = setup(rolloutFixture());
+    t.setCached(t.stored());
+    await t.reconciler.reconcile('ns/web');
+    const before = t.api.writes().length;
+    const result = await t.reconciler.reconcile('ns/web'); // cache still holds the old object
+    assert.equal(result.requeueAfterMs, 100);
+    assert.equal(t.api.writes().length, before);
+    t.setCached(t.stored()); // the informer caught up
+    const next = await t.reconciler.reconcile('ns/web');
+    assert.notEqual(next.requeueAfterMs, 100);
+  });
+
+  it('surfaces a failed write so the worker backs off, and makes no later write of that pass', async () => {
+    const t = setup(rolloutFixture());
+    t.setCached(t.stored());
+    t.api.failWith = (r) =>
+      r.verb === 'apply'
+        ? apiStatusError(500, {
+            kind: 'Status',
+            code: 500,
+            reason: 'InternalError',
+            message: 'boom',
+          })
+        : undefined;
+    await assert.rejects(t.reconciler.reconcile('ns/web'), /boom/);
+    assert.ok(
+      !t.api.requests.some((r) => r.verb === 'applyStatus'),
+      'status is not written after a failed write',
+    );
+  });
+
+  it('a deleted Rollout is forgotten with no writes', async () => {
+    const t = setup(rolloutFixture());
+    let forgotten = '';
+    const reconciler = new RolloutReconciler({
+      cache: {
+        rollout: () => undefined,
+        replicaSetsOf: () => [],
+        podsOf: () => [],
+        service: () => undefined,
+      },
+      api: t.api,
+      events: { event: () => undefined },
+      clock: new FakeClock(0),
+      log: silentLogger,
+      onDeleted: (key) => (forgotten = key),
+    });
+    assert.deepEqual(await reconciler.reconcile('ns/gone'), {});
+    assert.equal(forgotten, 'ns/gone');
+    assert.equal(t.api.writes().length, 0);
+  });
+});
