@@ -13,7 +13,7 @@ import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
   const api = new FakeKubeApi();
-  api.seed(rollout as never);
+  api.seed(rollout);
   const events: string[] = [];
   let cached = rollout;
   const cache: RolloutCache = {
