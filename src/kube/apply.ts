@@ -126,27 +126,27 @@ export class RestKubeApi implements KubeApi {
     return this.#rest.watch(req, meta('watch', type), decode, onDone).then((h) => (handle = h));
   }
 
-  create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const type = this.#registry.typeOf(obj);
     const path = collectionPath(type, obj.metadata?.namespace);
     return this.#write('POST', 'create', type, path, JSON.stringify(obj), JSON_TYPE, opts);
   }
 
-  update<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
+  async update<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const type = this.#registry.typeOf(obj);
     const path = objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? '');
     return this.#write('PUT', 'update', type, path, JSON.stringify(obj), JSON_TYPE, opts);
   }
 
-  apply<T extends KubeObject>(obj: T, opts: ApplyOptions = {}): Promise<T> {
+  async apply<T extends KubeObject>(obj: T, opts: ApplyOptions = {}): Promise<T> {
     return this.#apply(obj, undefined, opts);
   }
 
-  applyStatus<T extends KubeObject>(obj: T, opts: ApplyOptions = {}): Promise<T> {
+  async applyStatus<T extends KubeObject>(obj: T, opts: ApplyOptions = {}): Promise<T> {
     return this.#apply(obj, 'status', opts);
   }
 
-  patchMerge<T extends KubeObject>(
+  async patchMerge<T extends KubeObject>(
     type: ResourceType,
     namespace: string | undefined,
     name: string,
@@ -203,7 +203,7 @@ export class RestKubeApi implements KubeApi {
     }
   }
 
-  #apply<T extends KubeObject>(
+  async #apply<T extends KubeObject>(
     obj: T,
     subresource: string | undefined,
     opts: ApplyOptions,

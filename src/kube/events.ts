@@ -1,112 +1,215 @@
 /**
- * Kubernetes Events for an object, as `kubectl describe` and notification tools read them
- * (core/v1, reportingController stepwise-controller). Repeats of the same event within ten
- * minutes bump `count` on the first one instead of adding another. Never throws into the caller:
- * a failed event write is logged and counted, the reconcile goes on.
+ * An event recorder writing `events.k8s.io/v1` Events about an object (kubectl describe shows
+ * them). Repeats are aggregated in the client, as client-go does: the same object, type, reason,
+ * action and note within `aggregateWindowMs` (10 min) of the previous one bump `series.count`
+ * on the existing Event (one PATCH, coalesced while another write is in flight) instead of
+ * creating a new Event. `event()` never throws and never blocks the caller: failures are logged
+ * and counted.
  */
-import { randomBytes } from 'node:crypto';
-import type { Clock } from './clock.ts';
-import { systemClock } from './clock.ts';
+import { CONTROLLER_NAME } from '../api/index.ts';
+import { microTime, systemClock, type Clock } from './clock.ts';
+import { isNotFound } from './errors.ts';
 import type { KubeApi } from './kube-api.ts';
-import type { Logger } from './log.ts';
-import { errorText, silentLogger } from './log.ts';
+import { errorText, silentLogger, type Logger } from './log.ts';
 import type { KubeObject } from './objects.ts';
 import { Resources } from './resources.ts';
 
-const AGGREGATE_WINDOW_MS = 10 * 60 * 1000;
-const MAX_REMEMBERED = 4096;
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventRecorder {
+  event(
+    regarding: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    opts?: { readonly action?: string; readonly related?: KubeObject },
+  ): void;
+}
 
 export interface EventRecorderOptions {
   readonly api: KubeApi;
-  readonly component: string;
-  readonly instance?: string;
+  /** This replica, e.g. the pod name. */
+  readonly reportingInstance: string;
+  /** Default `stepwise-controller`. */
+  readonly reportingController?: string;
   readonly clock?: Clock;
-  readonly log?: Logger;
-  readonly onError?: () => void;
+  readonly logger?: Logger;
+  /** Default 10 minutes. */
+  readonly aggregateWindowMs?: number;
+  /** Aggregation entries kept (oldest dropped first). Default 4096. */
+  readonly maxEntries?: number;
+  /** Called for each failed write (for a metric). */
+  readonly onError?: (err: unknown) => void;
 }
 
-interface Seen {
+interface ObjectReference {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+interface Entry {
   readonly name: string;
   readonly namespace: string;
   count: number;
-  at: number;
+  lastAt: number;
+  created: boolean;
+  writing: boolean;
+  dirty: boolean;
 }
 
-export class EventRecorder {
+const limit = (s: string, n: number): string => (s.length > n ? s.slice(0, n) : s);
+
+export class KubeEventRecorder implements EventRecorder {
   readonly #o: EventRecorderOptions;
   readonly #clock: Clock;
   readonly #log: Logger;
-  readonly #seen = new Map<string, Seen>();
-  #pending: Promise<unknown> = Promise.resolve();
+  readonly #window: number;
+  readonly #max: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #seq = 0;
+  #failures = 0;
 
   constructor(opts: EventRecorderOptions) {
     this.#o = opts;
     this.#clock = opts.clock ?? systemClock;
-    this.#log = opts.log ?? silentLogger;
+    this.#log = opts.logger ?? silentLogger;
+    this.#window = opts.aggregateWindowMs ?? 10 * 60_000;
+    this.#max = opts.maxEntries ?? 4096;
   }
 
-  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    // Serialised, so a repeat always finds the first one's name.
-    this.#pending = this.#pending.then(() => this.#write(obj, type, reason, message));
+  /** Writes that failed so far. */
+  get failures(): number {
+    return this.#failures;
   }
 
-  /** Resolves when every event recorded so far has been written (or has failed). */
-  flush(): Promise<void> {
-    return this.#pending.then(() => undefined);
-  }
-
-  async #write(obj: KubeObject, type: string, reason: string, message: string): Promise<void> {
-    const meta = obj.metadata ?? {};
-    const namespace = meta.namespace ?? 'default';
-    const key = `${meta.uid}|${type}|${reason}|${message}`;
-    const now = this.#clock.now();
-    const stamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const seen = this.#seen.get(key);
+  event(
+    regarding: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    opts: { readonly action?: string; readonly related?: KubeObject } = {},
+  ): void {
     try {
-      if (seen && now - seen.at < AGGREGATE_WINDOW_MS) {
-        seen.count++;
-        seen.at = now;
-        await this.#o.api.patchMerge(Resources.CoreEvent, seen.namespace, seen.name, {
-          count: seen.count,
-          lastTimestamp: stamp,
-        });
+      const m = regarding.metadata;
+      if (!m?.name) throw new TypeError('event: the regarding object has no name');
+      const now = this.#clock.now();
+      const note = limit(message, 1024);
+      const action = limit(opts.action ?? reason, 128);
+      const id = m.uid ?? `${m.namespace ?? ''}/${regarding.kind ?? ''}/${m.name}`;
+      const key = [id, type, reason, action, note].join('\u0000');
+      const prev = this.#entries.get(key);
+      if (prev && now - prev.lastAt <= this.#window) {
+        prev.count++;
+        prev.lastAt = now;
+        this.#entries.delete(key); // keep the map in recency order
+        this.#entries.set(key, prev);
+        this.#write(key, prev, () => this.#patch(prev));
         return;
       }
-      const name = `${meta.name}.${randomBytes(8).toString('hex')}`;
-      await this.#o.api.create({
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name, namespace },
-        involvedObject: {
-          apiVersion: obj.apiVersion,
-          kind: obj.kind,
-          name: meta.name,
-          namespace,
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-        },
-        type,
-        reason,
-        message,
+      const entry: Entry = {
+        name: this.#name(m.name, now),
+        namespace: m.namespace || 'default',
         count: 1,
-        firstTimestamp: stamp,
-        lastTimestamp: stamp,
-        source: { component: this.#o.component },
-        reportingComponent: this.#o.component,
-        reportingInstance: this.#o.instance ?? this.#o.component,
-      } as KubeObject);
-      this.#remember(key, { name, namespace, count: 1, at: now });
+        lastAt: now,
+        created: false,
+        writing: false,
+        dirty: false,
+      };
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      while (this.#entries.size > this.#max) {
+        this.#entries.delete(this.#entries.keys().next().value as string);
+      }
+      const body = {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: entry.name, namespace: entry.namespace },
+        eventTime: microTime(now),
+        type,
+        reason: limit(reason, 128),
+        action,
+        note,
+        reportingController: this.#o.reportingController ?? CONTROLLER_NAME,
+        reportingInstance: limit(this.#o.reportingInstance, 128),
+        regarding: ref(regarding),
+        ...(opts.related ? { related: ref(opts.related) } : {}),
+      };
+      this.#write(key, entry, async () => {
+        await this.#o.api.create(body);
+        entry.created = true;
+      });
     } catch (err) {
-      this.#o.onError?.();
-      this.#log.warn('could not record event', { reason, error: errorText(err) });
+      this.#failed(err);
     }
   }
 
-  #remember(key: string, seen: Seen): void {
-    if (this.#seen.size >= MAX_REMEMBERED) {
-      const oldest = this.#seen.keys().next().value;
-      if (oldest !== undefined) this.#seen.delete(oldest);
-    }
-    this.#seen.set(key, seen);
+  /** Resolves when every write started so far has finished (for tests and shutdown). */
+  async flush(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
+
+  /** One write per entry at a time; repeats during a write become one PATCH after it. */
+  #write(key: string, entry: Entry, op: () => Promise<void>): void {
+    if (entry.writing) {
+      entry.dirty = true;
+      return;
+    }
+    entry.writing = true;
+    const p = op()
+      .catch((err: unknown) => {
+        // Start afresh next time: a new Event (the old one failed or has expired).
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+        this.#failed(err, isNotFound(err) ? 'event expired' : undefined);
+        entry.dirty = false;
+      })
+      .finally(() => {
+        entry.writing = false;
+        this.#inFlight.delete(p);
+        if (entry.dirty && entry.created) {
+          entry.dirty = false;
+          this.#write(key, entry, () => this.#patch(entry));
+        }
+      });
+    this.#inFlight.add(p);
+  }
+
+  async #patch(entry: Entry): Promise<void> {
+    const series = { count: entry.count, lastObservedTime: microTime(entry.lastAt) };
+    await this.#o.api.patchMerge(Resources.Event, entry.namespace, entry.name, { series });
+  }
+
+  #name(objectName: string, now: number): string {
+    const suffix = (BigInt(now) * 1_000_000n + BigInt(this.#seq++ % 1_000_000)).toString(16);
+    return `${objectName.slice(0, 253 - suffix.length - 1)}.${suffix}`;
+  }
+
+  #failed(err: unknown, why?: string): void {
+    this.#failures++;
+    this.#log.warn(`event recorder: ${why ?? 'write failed'}`, { error: errorText(err) });
+    try {
+      this.#o.onError?.(err);
+    } catch {
+      // a metrics hook must not break the caller either
+    }
+  }
+}
+
+function ref(obj: KubeObject): ObjectReference {
+  const m = obj.metadata ?? {};
+  const out: Record<string, string> = {};
+  const fields: [string, string | undefined][] = [
+    ['apiVersion', obj.apiVersion],
+    ['kind', obj.kind],
+    ['name', m.name],
+    ['namespace', m.namespace],
+    ['uid', m.uid],
+    ['resourceVersion', m.resourceVersion],
+  ];
+  for (const [k, v] of fields) if (v) out[k] = v;
+  return out;
 }

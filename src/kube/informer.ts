@@ -1,295 +1,313 @@
 /**
- * Our informer: LIST (paged) then WATCH from the list's resourceVersion, with bookmarks, a
- * jittered server-side timeout, a watchdog for silent connections, a re-list on 410 Gone, and
- * backoff on errors. A watch that ends normally resumes from the last resourceVersion without a
- * LIST, so an idle informer makes no LIST at all (no periodic resync unless asked for).
+ * An informer: LIST (paged), then WATCH from the list's resourceVersion, keeping a cache and
+ * calling handlers. What it guards against (Pepr's ADR 0015 describes the failure: watches that
+ * silently stop delivering):
+ * - 410 Gone / Expired (an ERROR event or an HTTP status): re-LIST, then watch again.
+ * - A watch that goes silent: bookmarks (`allowWatchBookmarks`) arrive about once a minute, so a
+ *   watchdog restarts a watch that has sent nothing for `watchdogMs` (default 3 min), from the
+ *   last resourceVersion (no LIST).
+ * - Server-side timeout (`timeoutSeconds`, 5–10 min, jittered): re-watch at once, no LIST.
+ * - Errors: jittered exponential backoff capped at 30 s; honours Retry-After.
+ * Periodic re-LIST is off by default: an idle controller makes no LISTs after its caches sync.
  */
-import type { Clock } from './clock.ts';
-import { sleep, systemClock } from './clock.ts';
-import type { ApiError } from './errors.ts';
-import { isGone } from './errors.ts';
-import type { Selectors, WatchEvent, WatchHandle } from './kube-api.ts';
-import type { ListWatchSource } from './listwatch.ts';
-import type { Logger } from './log.ts';
-import { errorText, silentLogger } from './log.ts';
-import type { KubeObject } from './objects.ts';
-import { objectKey, stripManagedFields } from './objects.ts';
-import type { Cache, IndexFunc } from './store.ts';
-import { Store } from './store.ts';
+import { sleep, systemClock, type Clock } from './clock.ts';
+import { apiStatusError, ApiStatusError, isGone } from './errors.ts';
+import type { Selectors, WatchEvent } from './kube-api.ts';
+import { listAll, type ListWatchSource } from './listwatch.ts';
+import { errorText, silentLogger, type Logger } from './log.ts';
+import { objectKey, stripManagedFields, type KubeObject, type ObjectKey } from './objects.ts';
+import { deepFreeze, Store, type Cache, type IndexFunc } from './store.ts';
+import { startWatch, type WatchOutcome, type WatchSession } from './watch-session.ts';
 
-export interface InformerHandlers<T> {
+export interface EventHandler<T> {
   onAdd?(obj: T): void;
   /** Only when the resourceVersion changed. */
   onUpdate?(oldObj: T, newObj: T): void;
+  /** With the last state seen (the watch's final object, or the cached one after a re-LIST). */
   onDelete?(obj: T): void;
 }
 
 export interface InformerOptions<T extends KubeObject> extends Selectors {
-  readonly name: string;
   readonly source: ListWatchSource<T>;
-  readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
-  /** Applied to every object before it is cached; default drops managedFields. */
-  readonly transform?: (obj: T) => T;
+  /** For logs: e.g. `replicasets.apps`. */
+  readonly name?: string;
   readonly clock?: Clock;
-  readonly log?: Logger;
-  readonly pageSize?: number;
-  /** Server-side watch timeout; jittered up to +50% so watches do not all end together. */
-  readonly watchTimeoutSeconds?: number;
-  /** Restart a watch that has delivered nothing (not even a bookmark) for this long. */
-  readonly watchdogMs?: number;
-  /** Periodic re-list; 0 (default) never. */
-  readonly resyncMs?: number;
-  readonly maxBackoffMs?: number;
+  readonly logger?: Logger;
   readonly random?: () => number;
+  readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Applied to every object before it is cached. Default: drop `metadata.managedFields`. */
+  readonly transform?: (obj: T) => T;
+  /** LIST page size. Default 500. */
+  readonly pageSize?: number;
+  /** Base server-side watch timeout; each watch uses base × [1, 2). Default 300. */
+  readonly watchTimeoutSeconds?: number;
+  /** Restart a watch silent for this long. Default 180 000 (bookmarks come about every 60 s). */
+  readonly watchdogMs?: number;
+  /** Backoff after errors: first delay and cap. Defaults 800 ms and 30 s. */
+  readonly backoffInitialMs?: number;
+  readonly backoffMaxMs?: number;
+  /** Re-LIST this often even when nothing failed. Default: never. */
+  readonly relistIntervalMs?: number;
 }
 
-type WatchEnd = 'closed' | 'gone' | 'error' | 'silent' | 'resync' | 'stopped';
+export interface InformerStats {
+  lists: number;
+  watches: number;
+  relistsAfterGone: number;
+  watchdogRestarts: number;
+  errors: number;
+  handlerErrors: number;
+}
 
-export class Informer<T extends KubeObject> {
-  readonly #opts: InformerOptions<T>;
-  readonly #store: Store<T>;
-  readonly #handlers: InformerHandlers<T>[] = [];
+export class Informer<T extends KubeObject> implements Cache<T> {
+  readonly stats: InformerStats = {
+    lists: 0,
+    watches: 0,
+    relistsAfterGone: 0,
+    watchdogRestarts: 0,
+    errors: 0,
+    handlerErrors: 0,
+  };
+  /** Resolves `true` once the first LIST is cached, `false` if stopped before that. */
+  readonly synced: Promise<boolean>;
+
+  readonly #o: InformerOptions<T>;
   readonly #clock: Clock;
   readonly #log: Logger;
+  readonly #random: () => number;
+  readonly #transform: (obj: T) => T;
+  readonly #store: Store<T>;
+  readonly #handlers = new Set<EventHandler<T>>();
   readonly #stop = new AbortController();
-  #synced = false;
-  #resolveSynced!: () => void;
-  readonly synced: Promise<void>;
+  #resolveSynced: (v: boolean) => void = () => undefined;
+  #hasSynced = false;
+  #rv: string | undefined;
+  #lastListAt = 0;
+  #session: WatchSession | undefined;
   #running: Promise<void> | undefined;
-  /** Counters for tests and benchmarks. */
-  readonly stats = { lists: 0, watches: 0, relistsOnGone: 0, watchdogRestarts: 0 };
 
   constructor(opts: InformerOptions<T>) {
-    this.#opts = opts;
-    this.#store = new Store<T>(opts.indexers);
+    this.#o = opts;
     this.#clock = opts.clock ?? systemClock;
-    this.#log = opts.log ?? silentLogger;
-    this.synced = new Promise((resolve) => (this.#resolveSynced = resolve));
+    this.#log = opts.logger ?? silentLogger;
+    this.#random = opts.random ?? Math.random;
+    this.#transform = opts.transform ?? stripManagedFields;
+    this.#store = new Store<T>(opts.indexers);
+    this.synced = new Promise((r) => (this.#resolveSynced = r));
   }
 
-  get name(): string {
-    return this.#opts.name;
+  get size(): number {
+    return this.#store.size;
   }
-
-  get store(): Cache<T> {
-    return this.#store;
+  get(key: ObjectKey): T | undefined {
+    return this.#store.get(key);
   }
-
+  list(): T[] {
+    return this.#store.list();
+  }
+  keys(): ObjectKey[] {
+    return this.#store.keys();
+  }
+  byIndex(name: string, value: string): T[] {
+    return this.#store.byIndex(name, value);
+  }
   hasSynced(): boolean {
-    return this.#synced;
+    return this.#hasSynced;
+  }
+  /** The resourceVersion the next watch starts from (the last one seen). */
+  lastResourceVersion(): string | undefined {
+    return this.#rv;
   }
 
-  on(handlers: InformerHandlers<T>): void {
-    this.#handlers.push(handlers);
+  /** Registers handlers; objects already cached are replayed as adds. Returns an unsubscribe. */
+  addEventHandler(h: EventHandler<T>): () => void {
+    this.#handlers.add(h);
+    for (const obj of this.#store.list()) this.#call(h, 'onAdd', obj);
+    return () => this.#handlers.delete(h);
   }
 
+  /** Starts the LIST/WATCH loop (once). */
   start(): void {
     this.#running ??= this.#run();
   }
 
+  /** Ends the watch and the loop; resolves once the loop has exited. */
   async stop(): Promise<void> {
     this.#stop.abort();
+    this.#session?.end('stopped');
+    this.#resolveSynced(false);
     await this.#running;
   }
 
   async #run(): Promise<void> {
-    const signal = this.#stop.signal;
     let failures = 0;
-    while (!signal.aborted) {
+    while (!this.#stop.signal.aborted) {
+      let phase: 'list' | 'watch' = 'list';
       try {
-        let rv = await this.#listAll();
-        failures = 0;
-        for (;;) {
-          const end = await this.#watch(rv, (next) => (rv = next));
-          if (end === 'stopped' || end === 'gone' || end === 'resync') break;
-          if (end === 'error') {
-            failures++;
-            await sleep(this.#clock, this.#backoff(failures), signal);
-          } else {
-            failures = 0;
-          }
-          if (signal.aborted) break;
+        if (this.#rv === undefined) {
+          await this.#listAll();
+          failures = 0;
         }
+        phase = 'watch';
+        const started = this.#clock.now();
+        const { outcome, events } = await this.#watch(this.#rv as string);
+        this.#session = undefined;
+        if (outcome === 'gone') {
+          this.stats.relistsAfterGone++;
+          this.#rv = undefined;
+        } else if (outcome === 'relist') {
+          this.#rv = undefined;
+        }
+        // A watch the server closes at once with nothing in it must not become a hot loop.
+        if (outcome === 'closed' && events === 0 && this.#clock.now() - started < 1000) failures++;
+        else failures = 0;
+        if (failures > 0) await this.#backoff(failures);
       } catch (err) {
-        if (signal.aborted) break;
+        if (this.#stop.signal.aborted) break;
+        this.stats.errors++;
+        if (phase === 'watch' && isGone(err)) {
+          this.stats.relistsAfterGone++;
+          this.#rv = undefined;
+          continue;
+        }
         failures++;
-        this.#log.warn('list failed, retrying', {
-          informer: this.#opts.name,
+        this.#log.warn(`informer ${this.#o.name ?? ''}: ${phase} failed`, {
           error: errorText(err),
+          failures,
         });
-        await sleep(this.#clock, this.#backoff(failures), signal);
+        await this.#backoff(failures, err);
       }
     }
   }
 
-  #backoff(failures: number): number {
-    const max = this.#opts.maxBackoffMs ?? 30_000;
-    const base = Math.min(max, 100 * 2 ** Math.min(failures, 20));
-    return base / 2 + (this.#opts.random ?? Math.random)() * (base / 2);
+  #backoff(failures: number, err?: unknown): Promise<void> {
+    const initial = this.#o.backoffInitialMs ?? 800;
+    const max = this.#o.backoffMaxMs ?? 30_000;
+    const ceiling = Math.min(max, initial * 2 ** Math.min(failures - 1, 30));
+    let ms = ceiling / 2 + (this.#random() * ceiling) / 2; // "equal jitter": never above the cap
+    const retryAfter = err instanceof ApiStatusError ? err.retryAfterSeconds : undefined;
+    if (retryAfter !== undefined) ms = Math.max(ms, retryAfter * 1000);
+    return sleep(this.#clock, ms, this.#stop.signal);
   }
 
-  /** Lists every page, replaces the cache, fires the differences; returns the list's RV. */
-  async #listAll(): Promise<string> {
-    this.stats.lists++;
-    const seen = new Map<string, T>();
-    let cont: string | undefined;
-    let rv: string;
-    do {
-      const page = await this.#opts.source.list({
-        labelSelector: this.#opts.labelSelector,
-        fieldSelector: this.#opts.fieldSelector,
-        limit: this.#opts.pageSize ?? 500,
-        continue: cont,
-        signal: this.#stop.signal,
-      });
-      for (const item of page.items) seen.set(objectKey(item), this.#prepare(item));
-      cont = page.continue || undefined;
-      rv = page.resourceVersion;
-    } while (cont !== undefined);
+  async #listAll(): Promise<void> {
+    const { items, resourceVersion } = await listAll(
+      this.#o.source,
+      { ...this.#selectors(), signal: this.#stop.signal },
+      this.#o.pageSize ?? 500,
+      () => this.stats.lists++,
+    );
+    if (!this.#stop.signal.aborted) this.#replace(items, resourceVersion);
+  }
+
+  #replace(items: readonly T[], rv: string): void {
+    const seen = new Set<ObjectKey>();
+    for (const raw of items) {
+      const obj = this.#prepare(raw);
+      const key = objectKey(obj);
+      seen.add(key);
+      this.#upsert(key, obj);
+    }
     for (const key of this.#store.keys()) {
-      if (!seen.has(key)) {
-        const gone = this.#store.delete(key);
-        if (gone) this.#fire((h) => h.onDelete?.(gone));
-      }
+      if (seen.has(key)) continue;
+      const gone = this.#store.delete(key) as T;
+      this.#emit('onDelete', gone);
     }
-    for (const [key, obj] of seen) this.#upsert(key, obj);
-    if (!this.#synced) {
-      this.#synced = true;
-      this.#resolveSynced();
-      this.#log.debug('informer synced', { informer: this.#opts.name, objects: seen.size });
+    this.#rv = rv;
+    this.#lastListAt = this.#clock.now();
+    if (!this.#hasSynced) {
+      this.#hasSynced = true;
+      this.#resolveSynced(true);
     }
-    return rv;
   }
 
-  /** One watch session from `rv`; resolves with why it ended. */
-  #watch(rv: string, setRv: (rv: string) => void): Promise<WatchEnd> {
-    const signal = this.#stop.signal;
-    if (signal.aborted) return Promise.resolve('stopped');
-    this.stats.watches++;
-    const base = this.#opts.watchTimeoutSeconds ?? 300;
-    const timeoutSeconds = Math.round(base * (1 + 0.5 * (this.#opts.random ?? Math.random)()));
-    return new Promise<WatchEnd>((resolve) => {
-      let handle: WatchHandle | undefined;
-      let ended = false;
-      let cancelWatchdog = (): void => undefined;
-      let cancelResync = (): void => undefined;
-      const finish = (why: WatchEnd): void => {
-        if (ended) return;
-        ended = true;
-        cancelWatchdog();
-        cancelResync();
-        signal.removeEventListener('abort', onAbort);
-        if (why !== 'closed') handle?.abort();
-        resolve(why);
-      };
-      const armWatchdog = (): void => {
-        cancelWatchdog();
-        cancelWatchdog = this.#clock.after(this.#opts.watchdogMs ?? 180_000, () => {
-          this.stats.watchdogRestarts++;
-          this.#log.warn('watch silent too long, restarting it', { informer: this.#opts.name });
-          finish('silent');
-        });
-      };
-      const onAbort = (): void => finish('stopped');
-      signal.addEventListener('abort', onAbort, { once: true });
-      if ((this.#opts.resyncMs ?? 0) > 0) {
-        cancelResync = this.#clock.after(this.#opts.resyncMs ?? 0, () => finish('resync'));
-      }
-      armWatchdog();
-      const onEvent = (e: WatchEvent<T>): void => {
-        if (ended) return;
-        armWatchdog();
-        if (e.type === 'ERROR') {
-          const gone = e.object.code === 410 || ['Expired', 'Gone'].includes(e.object.reason ?? '');
-          if (gone) this.stats.relistsOnGone++;
-          finish(gone ? 'gone' : 'error');
-          return;
-        }
-        const next = e.object.metadata?.resourceVersion;
-        if (next) setRv(next);
-        if (e.type === 'BOOKMARK') return;
-        const obj = this.#prepare(e.object);
-        const key = objectKey(obj);
-        if (e.type === 'DELETED') {
-          const prev = this.#store.delete(key);
-          this.#fire((h) => h.onDelete?.(prev ?? obj));
-        } else {
-          this.#upsert(key, obj);
-        }
-      };
-      const onDone = (err?: ApiError): void => {
-        if (err === undefined) return finish('closed');
-        if (isGone(err)) {
-          this.stats.relistsOnGone++;
-          return finish('gone');
-        }
-        this.#log.warn('watch failed', { informer: this.#opts.name, error: errorText(err) });
-        finish('error');
-      };
-      this.#opts.source
-        .watch(
-          {
-            resourceVersion: rv,
-            timeoutSeconds,
-            allowWatchBookmarks: true,
-            labelSelector: this.#opts.labelSelector,
-            fieldSelector: this.#opts.fieldSelector,
-          },
-          onEvent,
-          onDone,
-        )
-        .then(
-          (h) => {
-            handle = h;
-            if (ended) h.abort();
-          },
-          (err: unknown) => {
-            if (isGone(err)) {
-              this.stats.relistsOnGone++;
-              finish('gone');
-            } else {
-              this.#log.warn('watch did not start', {
-                informer: this.#opts.name,
-                error: errorText(err),
-              });
-              finish('error');
-            }
-          },
-        );
-    });
+  #prepare(raw: T): T {
+    return deepFreeze(this.#transform(raw));
   }
 
-  #prepare(obj: T): T {
-    const out = (this.#opts.transform ?? stripManagedFields)(obj);
-    return deepFreeze(out);
-  }
-
-  #upsert(key: string, obj: T): void {
+  #upsert(key: ObjectKey, obj: T): void {
     const prev = this.#store.set(key, obj);
-    if (prev === undefined) this.#fire((h) => h.onAdd?.(obj));
+    if (!prev) this.#emit('onAdd', obj);
     else if (prev.metadata?.resourceVersion !== obj.metadata?.resourceVersion) {
-      this.#fire((h) => h.onUpdate?.(prev, obj));
+      this.#emit('onUpdate', prev, obj);
     }
   }
 
-  #fire(call: (h: InformerHandlers<T>) => void): void {
-    for (const h of this.#handlers) {
-      try {
-        call(h);
-      } catch (err) {
-        this.#log.error('informer handler threw', {
-          informer: this.#opts.name,
-          error: errorText(err),
-        });
+  /** One watch from `rv`, until it ends. */
+  #watch(rv: string): Promise<{ outcome: WatchOutcome; events: number }> {
+    const base = this.#o.watchTimeoutSeconds ?? 300;
+    const every = this.#o.relistIntervalMs;
+    this.stats.watches++;
+    const session = startWatch<T>({
+      source: this.#o.source,
+      clock: this.#clock,
+      watch: {
+        ...this.#selectors(),
+        resourceVersion: rv,
+        allowWatchBookmarks: true,
+        timeoutSeconds: Math.floor(base * (1 + this.#random())),
+      },
+      watchdogMs: this.#o.watchdogMs ?? 180_000,
+      ...(every === undefined ? {} : { relistAt: this.#lastListAt + every }),
+      onEvent: (e) => this.#apply(e),
+      onWatchdog: (idleMs) => {
+        this.stats.watchdogRestarts++;
+        this.#log.warn(`informer ${this.#o.name ?? ''}: watch silent, restarting`, { idleMs });
+      },
+    });
+    this.#session = session;
+    if (this.#stop.signal.aborted) session.end('stopped');
+    return session.done;
+  }
+
+  /** Applies one watch event to the cache and the handlers; throws for an ERROR event. */
+  #apply(e: WatchEvent<T>): void {
+    switch (e.type) {
+      case 'BOOKMARK':
+        this.#rv = e.object.metadata?.resourceVersion ?? this.#rv;
+        return;
+      case 'ERROR':
+        throw apiStatusError(e.object.code ?? 500, { kind: 'Status', ...e.object });
+      case 'ADDED':
+      case 'MODIFIED': {
+        const obj = this.#prepare(e.object);
+        this.#upsert(objectKey(obj), obj);
+        this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
+        return;
+      }
+      case 'DELETED': {
+        const obj = this.#prepare(e.object);
+        this.#store.delete(objectKey(obj));
+        this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
+        this.#emit('onDelete', obj);
+        return;
       }
     }
   }
-}
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+  #selectors(): Selectors {
+    const { labelSelector, fieldSelector } = this.#o;
+    return {
+      ...(labelSelector ? { labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
+    };
   }
-  return value;
+
+  #emit(kind: 'onAdd' | 'onDelete', obj: T): void;
+  #emit(kind: 'onUpdate', oldObj: T, newObj: T): void;
+  #emit(kind: keyof EventHandler<T>, a: T, b?: T): void {
+    for (const h of this.#handlers) this.#call(h, kind, a, b);
+  }
+
+  #call(h: EventHandler<T>, kind: keyof EventHandler<T>, a: T, b?: T): void {
+    try {
+      if (kind === 'onUpdate') h.onUpdate?.(a, b as T);
+      else h[kind]?.(a);
+    } catch (err) {
+      this.stats.handlerErrors++;
+      this.#log.error(`informer ${this.#o.name ?? ''}: ${kind} handler threw`, {
+        error: errorText(err),
+      });
+    }
+  }
 }

@@ -1,158 +1,229 @@
 /**
- * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: acquire when the
- * Lease is free or its holder has not renewed within leaseDuration (measured on our own clock
- * from when we last saw the record change, so clock skew between replicas does not matter);
- * renew every retryPeriod; give up leadership when no renew succeeded within renewDeadline;
- * release on shutdown so a standby takes over at its next retry, not after expiry.
- * Optimistic concurrency (resourceVersion) decides races.
+ * Leader election on a `coordination.k8s.io/v1` Lease, as client-go's `leaderelection` does it:
+ * - Acquire when the Lease is missing, free (empty holder), or expired: its record has not
+ *   changed for `leaseDuration` by OUR clock (observed time, not the holder's timestamps, so
+ *   clock skew between nodes does not matter). Retry every `retryPeriod` (jittered ×[1, 2.2)).
+ * - Renew every `retryPeriod`. If no renew succeeds within `renewDeadline` of the last success,
+ *   leadership is lost: `onStoppedLeading`, and the controller stops work. renewDeadline <
+ *   leaseDuration, so we stop before anyone else can take over.
+ * - Every write carries the resourceVersion it read (optimistic concurrency): two candidates
+ *   cannot both win; the loser gets a Conflict and tries again later.
+ * - `stop()` releases the Lease (empty holder, 1 s duration) so another replica takes over at
+ *   once instead of waiting out the lease.
  */
-import type { Clock } from './clock.ts';
-import { microTime, sleep, systemClock } from './clock.ts';
-import { isAlreadyExists, isConflict } from './errors.ts';
-import type { KubeApi } from './kube-api.ts';
-import type { Logger } from './log.ts';
-import { errorText, silentLogger } from './log.ts';
-import type { KubeObject } from './objects.ts';
-import { Resources } from './resources.ts';
+import { CONTROLLER_NAME, LEASE_NAME } from '../api/index.ts';
+import { microTime, sleep, systemClock, type Clock } from './clock.ts';
+import { isConflict } from './errors.ts';
+import type { Lease, LeaseClient, LeaseSpec } from './lease.ts';
+import { errorText, silentLogger, type Logger } from './log.ts';
 
-export interface Lease extends KubeObject {
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
-
-export interface LeaderElectorOptions {
-  readonly api: KubeApi;
+export interface LeaderElectionOptions {
+  readonly client: LeaseClient;
   readonly namespace: string;
-  readonly name: string;
+  /** Default `stepwise-controller-leader`. */
+  readonly name?: string;
+  /** Unique per replica, e.g. `${podName}_${randomUUID()}`. */
   readonly identity: string;
   readonly leaseDurationMs?: number;
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
   readonly clock?: Clock;
-  readonly log?: Logger;
-  readonly onStartedLeading: () => void;
+  readonly logger?: Logger;
+  readonly random?: () => number;
+  /** Leadership gained; `signal` aborts when it ends. Start workers here. */
+  readonly onStartedLeading: (signal: AbortSignal) => void;
+  /** Leadership ended (lost, or given up by `stop()`). Stop workers here. */
   readonly onStoppedLeading: () => void;
+  /** The observed holder changed (`undefined`: nobody holds it). */
+  readonly onNewLeader?: (identity: string | undefined) => void;
 }
 
 export class LeaderElector {
-  readonly #o: LeaderElectorOptions;
+  readonly #o: LeaderElectionOptions;
+  readonly #name: string;
   readonly #clock: Clock;
   readonly #log: Logger;
-  #leader = false;
-  #lease: Lease | undefined;
-  /** What we last saw (holder + renewTime) and when, on our clock. */
-  #observed = { record: '', at: 0 };
+  readonly #random: () => number;
+  readonly #leaseMs: number;
+  readonly #renewMs: number;
+  readonly #retryMs: number;
+  readonly #stop = new AbortController();
+  #running: Promise<void> | undefined;
+  #leading = false;
+  /** Last Lease read or written, and when (our clock) its record last changed. */
+  #observed: Lease | undefined;
+  #observedAt = 0;
+  #holder: string | undefined;
 
-  constructor(opts: LeaderElectorOptions) {
+  constructor(opts: LeaderElectionOptions) {
     this.#o = opts;
+    this.#name = opts.name ?? LEASE_NAME;
     this.#clock = opts.clock ?? systemClock;
-    this.#log = opts.log ?? silentLogger;
+    this.#log = opts.logger ?? silentLogger;
+    this.#random = opts.random ?? Math.random;
+    this.#leaseMs = opts.leaseDurationMs ?? 15_000;
+    this.#renewMs = opts.renewDeadlineMs ?? 10_000;
+    this.#retryMs = opts.retryPeriodMs ?? 2_000;
+    if (!(this.#leaseMs > this.#renewMs && this.#renewMs > this.#retryMs && this.#retryMs > 0)) {
+      throw new RangeError('need leaseDuration > renewDeadline > retryPeriod > 0');
+    }
   }
 
   isLeader(): boolean {
-    return this.#leader;
+    return this.#leading;
   }
 
-  get #durationMs(): number {
-    return this.#o.leaseDurationMs ?? 15_000;
+  /** The holder last observed on the Lease. */
+  leader(): string | undefined {
+    return this.#holder;
   }
 
-  /** Campaigns, then renews, until `signal` aborts or leadership is lost. */
-  async run(signal: AbortSignal): Promise<void> {
-    const retry = this.#o.retryPeriodMs ?? 2_000;
-    while (!signal.aborted && !this.#leader) {
-      if (await this.#tryAcquireOrRenew()) break;
-      await sleep(this.#clock, retry, signal);
+  /** Campaigns, then leads until leadership is lost or `stop()` is called. Runs once. */
+  run(): Promise<void> {
+    this.#running ??= this.#run();
+    return this.#running;
+  }
+
+  /** Stops campaigning or leading; if leading, calls `onStoppedLeading` and releases the Lease. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#running;
+  }
+
+  async #run(): Promise<void> {
+    const stopped = this.#stop.signal;
+    while (!stopped.aborted && !(await this.#tryAcquireOrRenew())) {
+      await sleep(this.#clock, this.#retryMs * (1 + 1.2 * this.#random()), stopped);
     }
-    if (signal.aborted) return;
-    this.#leader = true;
-    this.#log.info('became leader', {
-      lease: `${this.#o.namespace}/${this.#o.name}`,
+    if (stopped.aborted) return;
+    const leading = new AbortController();
+    this.#leading = true;
+    this.#log.info('leader election: became leader', {
+      lease: this.#name,
       identity: this.#o.identity,
     });
-    this.#o.onStartedLeading();
+    this.#guard('onStartedLeading', () => this.#o.onStartedLeading(leading.signal));
+
     let lastRenew = this.#clock.now();
-    while (!signal.aborted) {
-      await sleep(this.#clock, retry, signal);
-      if (signal.aborted) break;
-      if (await this.#tryAcquireOrRenew()) {
+    while (!stopped.aborted) {
+      await sleep(this.#clock, this.#retryMs, stopped);
+      if (stopped.aborted) break;
+      const deadline = lastRenew + this.#renewMs;
+      if (
+        this.#clock.now() < deadline &&
+        (await this.#before(deadline, this.#tryAcquireOrRenew()))
+      ) {
         lastRenew = this.#clock.now();
-      } else if (this.#clock.now() - lastRenew >= (this.#o.renewDeadlineMs ?? 10_000)) {
-        this.#leader = false;
-        this.#log.error('lost leadership: no renew within the renew deadline', {
-          identity: this.#o.identity,
+      } else if (this.#clock.now() >= deadline) {
+        this.#log.error('leader election: lost the lease (renew deadline passed)', {
+          lease: this.#name,
         });
-        this.#o.onStoppedLeading();
-        return;
+        break;
       }
     }
+    this.#leading = false;
+    leading.abort();
+    this.#guard('onStoppedLeading', () => this.#o.onStoppedLeading());
+    if (stopped.aborted) await this.#before(this.#clock.now() + this.#renewMs, this.#release());
   }
 
-  /** Gives the Lease up (holder cleared) so a standby takes over at once. */
-  async release(): Promise<void> {
-    if (!this.#leader || this.#lease === undefined) return;
-    this.#leader = false;
-    const now = microTime(this.#clock.now());
+  /** `work`'s result if it settles before `deadline`, else false. */
+  async #before(deadline: number, work: Promise<boolean>): Promise<boolean> {
+    let cancel = (): void => undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      cancel = this.#clock.after(deadline - this.#clock.now(), () => resolve(false));
+    });
     try {
-      await this.#o.api.update<Lease>({
-        ...this.#lease,
-        spec: { ...this.#lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
-      });
-      this.#log.info('released leadership', { identity: this.#o.identity });
-    } catch (err) {
-      this.#log.warn('could not release the Lease; it expires on its own', {
-        error: errorText(err),
-      });
+      return await Promise.race([work, timeout]);
+    } finally {
+      cancel();
     }
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {
-    const { api, namespace, name, identity } = this.#o;
+    const { client, namespace, identity } = this.#o;
     const now = this.#clock.now();
-    const spec = {
-      holderIdentity: identity,
-      leaseDurationSeconds: Math.ceil(this.#durationMs / 1000),
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: 0,
-    };
     try {
-      const current = await api.get<Lease>(Resources.Lease, namespace, name);
-      if (current === undefined) {
-        this.#lease = await api.create<Lease>({
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name, namespace },
-          spec,
-        });
+      const current = await client.get(namespace, this.#name);
+      if (!current) {
+        this.#observe(await client.create(this.#lease(undefined, now)));
         return true;
       }
-      const record = `${current.spec?.holderIdentity ?? ''}|${current.spec?.renewTime ?? ''}`;
-      if (record !== this.#observed.record) this.#observed = { record, at: now };
-      const holder = current.spec?.holderIdentity ?? '';
-      const held = holder !== '' && holder !== identity;
-      const durationMs = (current.spec?.leaseDurationSeconds ?? 15) * 1000;
-      if (held && this.#observed.at + durationMs > now) return false;
-      const mine = holder === identity;
-      this.#lease = await api.update<Lease>({
-        ...current,
-        spec: {
-          ...spec,
-          acquireTime: mine ? (current.spec?.acquireTime ?? spec.acquireTime) : spec.acquireTime,
-          leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (mine ? 0 : 1),
-        },
-      });
+      this.#observe(current);
+      const holder = current.spec?.holderIdentity || undefined;
+      const durationMs = (current.spec?.leaseDurationSeconds ?? this.#leaseMs / 1000) * 1000;
+      if (holder && holder !== identity && this.#observedAt + durationMs > now) return false;
+      this.#observe(await client.update(this.#lease(current, now)));
       return true;
     } catch (err) {
-      if (!isConflict(err) && !isAlreadyExists(err)) {
-        this.#log.warn('lease request failed', { error: errorText(err) });
-      }
+      const msg = isConflict(err) ? 'lost a race for the lease' : 'lease request failed';
+      this.#log.debug(`leader election: ${msg}`, { error: errorText(err) });
       return false;
     }
   }
+
+  #lease(current: Lease | undefined, now: number): Lease {
+    const spec: LeaseSpec = current?.spec ?? {};
+    const mine = spec.holderIdentity === this.#o.identity;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: current?.metadata ?? { namespace: this.#o.namespace, name: this.#name },
+      spec: {
+        holderIdentity: this.#o.identity,
+        leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
+        acquireTime: mine && spec.acquireTime ? spec.acquireTime : microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: (spec.leaseTransitions ?? 0) + (current && !mine ? 1 : 0),
+      },
+    };
+  }
+
+  #observe(lease: Lease): void {
+    const a = this.#observed?.spec;
+    const b = lease.spec;
+    const changed =
+      !this.#observed ||
+      a?.holderIdentity !== b?.holderIdentity ||
+      a?.renewTime !== b?.renewTime ||
+      a?.acquireTime !== b?.acquireTime ||
+      a?.leaseTransitions !== b?.leaseTransitions ||
+      a?.leaseDurationSeconds !== b?.leaseDurationSeconds;
+    if (changed) this.#observedAt = this.#clock.now();
+    this.#observed = lease;
+    const holder = b?.holderIdentity || undefined;
+    if (holder !== this.#holder) {
+      this.#holder = holder;
+      this.#guard('onNewLeader', () => this.#o.onNewLeader?.(holder));
+    }
+  }
+
+  /** Gives the Lease up so a standby replica takes over at once. */
+  async #release(): Promise<boolean> {
+    const lease = this.#observed;
+    if (!lease || lease.spec?.holderIdentity !== this.#o.identity) return false;
+    const now = microTime(this.#clock.now());
+    try {
+      const spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now };
+      this.#observe(await this.#o.client.update({ ...lease, spec: { ...spec, acquireTime: now } }));
+      this.#log.info('leader election: released the lease', { lease: this.#name });
+      return true;
+    } catch (err) {
+      this.#log.warn('leader election: release failed', { error: errorText(err) });
+      return false;
+    }
+  }
+
+  #guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#log.error(`leader election: ${what} threw`, { error: errorText(err) });
+    }
+  }
+}
+
+/** An identity unique to this process: the pod name plus a random suffix, as client-go does. */
+export function leaderIdentity(podName: string = CONTROLLER_NAME): string {
+  return `${podName}_${crypto.randomUUID()}`;
 }

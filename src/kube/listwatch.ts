@@ -3,7 +3,7 @@
  * informer only sees this interface; `kubeListWatch` binds it to a `KubeApi` and a resource type
  * (any path: ReplicaSets, Services, Rollouts, …), and the unit tests use a fake.
  */
-import type { ApiError } from './errors.ts';
+import { isGone, type ApiError } from './errors.ts';
 import type { KubeApi, ListResult, Selectors, WatchEvent, WatchHandle } from './kube-api.ts';
 import type { KubeObject } from './objects.ts';
 import type { ResourceType } from './resources.ts';
@@ -44,4 +44,39 @@ export function kubeListWatch<T extends KubeObject>(
     list: (opts) => api.list<T>(type, { ...opts, ...ns }),
     watch: (opts, onEvent, onDone) => api.watch<T>(type, { ...opts, ...ns }, onEvent, onDone),
   };
+}
+
+/**
+ * A full LIST in pages of `pageSize` (`limit`/`continue`). If a continue token expires mid-way
+ * (410), starts again with one unpaged LIST. `onRequest` is called per request (for stats).
+ */
+export async function listAll<T extends KubeObject>(
+  source: ListWatchSource<T>,
+  opts: Selectors & { readonly signal?: AbortSignal },
+  pageSize: number,
+  onRequest: () => void = () => undefined,
+): Promise<{ items: T[]; resourceVersion: string }> {
+  const items: T[] = [];
+  let limit: number | undefined = pageSize;
+  let cont: string | undefined;
+  for (;;) {
+    onRequest();
+    let page: ListResult<T>;
+    try {
+      page = await source.list({
+        ...opts,
+        ...(limit ? { limit } : {}),
+        ...(cont ? { continue: cont } : {}),
+      });
+    } catch (err) {
+      if (cont === undefined || !isGone(err)) throw err;
+      items.length = 0;
+      cont = undefined;
+      limit = undefined;
+      continue;
+    }
+    items.push(...page.items);
+    cont = page.continue;
+    if (!cont) return { items, resourceVersion: page.resourceVersion };
+  }
 }

@@ -1,0 +1,108 @@
+/** src/kube: cluster access. The public surface; other modules import from here. */
+export { systemClock, sleep, microTime, type Clock } from './clock.ts';
+export {
+  ExponentialBackoffRateLimiter,
+  BucketRateLimiter,
+  MaxOfRateLimiter,
+  type RateLimiter,
+  type ExponentialBackoffOptions,
+  type BucketOptions,
+} from './ratelimit.ts';
+export {
+  RateLimitingQueue,
+  createWorkQueue,
+  type WorkQueue,
+  type WorkQueueOptions,
+  type QueueMetrics,
+} from './workqueue.ts';
+export {
+  ApiStatusError,
+  KubeTransportError,
+  apiStatusError,
+  toApiError,
+  isConflict,
+  isAlreadyExists,
+  isNotFound,
+  isGone,
+  isTooManyRequests,
+  isRetriable,
+  type ApiError,
+  type Status,
+} from './errors.ts';
+export {
+  objectKey,
+  splitKey,
+  resourceVersionOf,
+  stripManagedFields,
+  type KubeObject,
+  type ObjectMeta,
+  type OwnerReference,
+  type ObjectKey,
+  type NamespacedKey,
+} from './objects.ts';
+export {
+  Resources,
+  ResourceRegistry,
+  apiVersionOf,
+  parseApiVersion,
+  collectionPath,
+  objectPath,
+  resourceLabel,
+  type ResourceType,
+} from './resources.ts';
+export {
+  RestClient,
+  kubeConfigTransport,
+  readLines,
+  type HttpTransport,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestInfo,
+  type RequestMeta,
+  type RestClientOptions,
+  type WatchStream,
+  type Query,
+} from './rest.ts';
+export type {
+  KubeApi,
+  ApplyOptions,
+  WriteOptions,
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  WatchOptions,
+  WatchEvent,
+  WatchHandle,
+  Selectors,
+} from './kube-api.ts';
+export { RestKubeApi, kubeApiFromConfig, type RestKubeApiOptions } from './apply.ts';
+export {
+  kubeListWatch,
+  type ListWatchSource,
+  type ListPageOptions,
+  type WatchFromOptions,
+} from './listwatch.ts';
+export { Store, deepFreeze, type Cache, type IndexFunc } from './store.ts';
+export {
+  Informer,
+  type InformerOptions,
+  type InformerStats,
+  type EventHandler,
+} from './informer.ts';
+export { kubeLeaseClient, type Lease, type LeaseSpec, type LeaseClient } from './lease.ts';
+export { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leader.ts';
+export {
+  KubeEventRecorder,
+  type EventRecorder,
+  type EventRecorderOptions,
+  type EventType,
+} from './events.ts';
+export {
+  ownerKey,
+  ownerIndex,
+  ownerKeysForUpdate,
+  controllerRef,
+  type GroupKind,
+} from './owners.ts';
+export { workqueueMetrics, requestMetrics } from './metrics.ts';
+export { silentLogger, errorText, type Logger, type LogFields } from './log.ts';
