@@ -103,8 +103,9 @@ bench: deps cluster-bins
 demo: deps cluster-bins
 	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
 
+RUN_ARGS ?=
 run: deps
-	$(TS) src/controller/main.ts
+	$(TS) src/controller/main.ts $(RUN_ARGS)
 
 clean:
 	rm -rf dist .stepwise
