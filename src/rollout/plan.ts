@@ -199,7 +199,7 @@ function planCanary(o: Observed): Plan {
       (stable === undefined || available(stable) >= counts.stable);
     if (done) {
       if (!scaled && (current.spec?.replicas ?? 0) === replicas && available(current) >= replicas) {
-        progress = promote(pass, progress, hash, revision, stable);
+        progress = promote(pass, progress, hash, revision, stable, steps.length);
       }
     } else {
       progress = stepDecision(pass, progress, steps, atDesired);
@@ -314,6 +314,7 @@ function promote(
   hash: string,
   revision: number,
   previousStable: ReplicaSet | undefined,
+  stepCount: number,
 ): Progress {
   const { o, canary } = pass;
   pass.after.push(
@@ -334,6 +335,7 @@ function promote(
   return {
     ...p,
     stableHash: hash,
+    stepIndex: stepCount,
     promoteFull: false,
     pauseConditions: [],
     controllerPause: false,

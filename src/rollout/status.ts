@@ -225,9 +225,11 @@ export function buildStatus(i: StatusInput): StatusResult {
     collisionCount: prev.collisionCount,
     pauseConditions: p.pauseConditions.length > 0 ? [...p.pauseConditions] : undefined,
     controllerPause: p.controllerPause || undefined,
-    abort: abort || undefined,
+    // Always explicit: the plugin sets these (its field manager owns them then), and only an
+    // apply that says `false` takes them back; leaving them out would leave the request standing.
+    abort,
     abortedAt: abort ? abortedAt : undefined,
-    promoteFull: p.promoteFull || undefined,
+    promoteFull: p.promoteFull,
     restartedAt: i.restartedAt,
     canary:
       i.canaryWeight === undefined

@@ -10,7 +10,6 @@ import type { ControllerProcess } from './support/controller.ts';
 import {
   createRollout,
   createService,
-  events,
   getService,
   http,
   installCrds,
@@ -21,6 +20,7 @@ import {
   setImage,
   split,
   waitFor,
+  waitForEvents,
   waitForList,
   waitForRollout,
 } from './support/rollouts.ts';
@@ -100,17 +100,55 @@ describe('a canary walks its steps', () => {
     assert.equal(done.status?.currentStepIndex, 4);
     assert.deepEqual(await split(ns, done), [0, 4]);
     assert.equal((await getService(ns, 'web-stable')).spec?.selector?.[HASH], canaryHash);
-    const reasons = (await events(ns)).map((e) => e.reason);
-    for (const r of [
+    await waitForEvents(ns, [
       'NewReplicaSetCreated',
       'RolloutPaused',
       'RolloutStepCompleted',
       'RolloutResumed',
       'RolloutCompleted',
       'SwitchService',
-    ]) {
-      assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
-    }
+    ]);
+  });
+});
+
+describe('promote full and setCanaryScale', () => {
+  it('setCanaryScale sets the canary pod count; promote --full skips every remaining step', async () => {
+    const ns = await testNamespace('full');
+    await createRollout(
+      ns,
+      rolloutBody('full', {
+        replicas: 5,
+        strategy: {
+          canary: {
+            steps: [
+              { setCanaryScale: { replicas: 2 } },
+              { pause: {} },
+              { setWeight: 80 },
+              { pause: {} },
+            ],
+          },
+        },
+      }),
+    );
+    await waitForRollout(ns, 'full', 'Healthy', phase('Healthy'));
+    await setImage(ns, 'full', 'app:2');
+    const paused = await waitForRollout(
+      ns,
+      'full',
+      'paused after setCanaryScale',
+      phase('Paused', (r) => r.status?.currentStepIndex === 1),
+    );
+    assert.deepEqual(await split(ns, paused), [2, 3]);
+    await patchStatus(ns, 'full', { promoteFull: true, pauseConditions: null });
+    const done = await waitForRollout(
+      ns,
+      'full',
+      'fully promoted',
+      phase('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
+    );
+    assert.equal(done.status?.currentStepIndex, 4);
+    assert.equal(done.status?.promoteFull, false, 'the request is consumed');
+    assert.deepEqual(await split(ns, done), [0, 5]);
   });
 });
 
@@ -175,6 +213,22 @@ async function replicasOf(ns: string, name: string): Promise<number | undefined>
   const rs = await http.json<{ spec?: { replicas?: number } }>('GET', path);
   return rs.spec?.replicas;
 }
+
+describe('a new revision after an abort', () => {
+  it('clears the abort the plugin set, and runs the steps for the new revision', async () => {
+    const ns = await testNamespace('reabort');
+    await createRollout(ns, rolloutBody('re', { replicas: 2 }));
+    await waitForRollout(ns, 're', 'Healthy', phase('Healthy'));
+    await setImage(ns, 're', 'app:2');
+    await waitForRollout(ns, 're', 'paused', phase('Paused'));
+    await patchStatus(ns, 're', { abort: true });
+    await waitForRollout(ns, 're', 'Degraded', (r) => r.status?.phase === 'Degraded');
+    await setImage(ns, 're', 'app:3');
+    const next = await waitForRollout(ns, 're', 'paused on the new revision', phase('Paused'));
+    assert.equal(next.status?.abort, false);
+    assert.equal(next.status?.currentStepIndex, 1);
+  });
+});
 
 describe('template changed back to the stable one', () => {
   it('skips the steps and goes straight back to Healthy', async () => {
@@ -247,8 +301,7 @@ describe('progress deadline', () => {
     assert.equal(degraded.status?.phase, 'Degraded');
     const progressing = degraded.status?.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.reason, 'RolloutAborted');
-    const reasons = (await events(ns)).map((e) => e.reason);
-    assert.ok(reasons.includes('ProgressDeadlineExceeded'));
+    await waitForEvents(ns, ['ProgressDeadlineExceeded', 'RolloutAborted']);
   });
 });
 

@@ -117,6 +117,20 @@ export async function replicaSets(namespace: string, app: string): Promise<Repli
   return list.items;
 }
 
+/** Waits until Events with every one of `reasons` exist in `namespace` (the controller records
+ *  events asynchronously, after the write they describe). */
+export function waitForEvents(
+  namespace: string,
+  reasons: readonly string[],
+): Promise<{ reason: string; metadata?: { name?: string } }[]> {
+  return waitForList(
+    `events ${reasons.join(', ')}`,
+    `/api/v1/namespaces/${namespace}/events`,
+    (items: { reason: string; metadata?: { name?: string } }[]) =>
+      reasons.every((r) => items.some((e) => e.reason === r)),
+  );
+}
+
 export async function events(namespace: string): Promise<{ reason: string; message: string }[]> {
   const list = await http.json<{ items: { reason: string; message: string }[] }>(
     'GET',

@@ -121,12 +121,22 @@ describe('canary steps', () => {
     sim.setImage('web:2');
     sim.run();
     assert.equal(sim.rollout.status?.phase, 'Paused');
-    sim.rollout.status = { ...sim.rollout.status, promoteFull: true };
-    delete sim.rollout.status.pauseConditions;
+    sim.patchStatus({ promoteFull: true, pauseConditions: null });
     sim.run();
     const status = sim.rollout.status ?? {};
     assert.equal(status.phase, 'Healthy');
-    assert.equal(status.promoteFull, undefined, 'promoteFull is reset once done');
+    assert.equal(status.promoteFull ?? false, false, 'promoteFull is reset once done');
+    const promotedAt = sim.log.find(
+      (w) =>
+        w.kind === 'applyStatus' &&
+        w.status.stableRS === w.status.currentPodHash &&
+        w.status.currentPodHash === status.currentPodHash,
+    );
+    assert.equal(
+      promotedAt?.kind === 'applyStatus' && promotedAt.status.currentStepIndex,
+      4,
+      'steps done in the same write that promotes',
+    );
     assert.equal(status.stableRS, status.currentPodHash);
   });
 
@@ -168,7 +178,7 @@ describe('abort and retry', () => {
     const sim = deployed();
     sim.setImage('web:2');
     sim.run();
-    sim.rollout.status = { ...sim.rollout.status, abort: true };
+    sim.patchStatus({ abort: true });
     sim.run();
     const status = sim.rollout.status ?? {};
     assert.equal(status.phase, 'Degraded');
@@ -197,7 +207,7 @@ describe('abort and retry', () => {
     sim.run();
     sim.setImage('web:2');
     sim.run();
-    sim.rollout.status = { ...sim.rollout.status, abort: true };
+    sim.patchStatus({ abort: true });
     sim.run();
     assert.deepEqual(weights(sim), [2, 4], 'canary kept, stable full');
     const plan = sim.pass();
@@ -216,9 +226,9 @@ describe('abort and retry', () => {
     const sim = deployed();
     sim.setImage('web:2');
     sim.run();
-    sim.rollout.status = { ...sim.rollout.status, abort: true };
+    sim.patchStatus({ abort: true });
     sim.run();
-    sim.rollout.status = { ...sim.rollout.status, abort: false };
+    sim.patchStatus({ abort: false });
     sim.run();
     const status = sim.rollout.status ?? {};
     assert.equal(status.phase, 'Paused');
@@ -232,11 +242,11 @@ describe('abort and retry', () => {
     const sim = deployed();
     sim.setImage('web:2');
     sim.run();
-    sim.rollout.status = { ...sim.rollout.status, abort: true };
+    sim.patchStatus({ abort: true });
     sim.run();
     sim.setImage('web:3');
     sim.run();
-    assert.equal(sim.rollout.status?.abort, undefined);
+    assert.equal(sim.rollout.status?.abort ?? false, false);
     assert.equal(sim.rollout.status?.phase, 'Paused');
   });
 });
@@ -378,7 +388,7 @@ describe('progress deadline', () => {
     const status = sim.rollout.status ?? {};
     assert.equal(status.phase, 'Degraded');
     assert.match(status.message ?? '', /^ProgressDeadlineExceeded/);
-    assert.equal(status.abort, undefined);
+    assert.equal(status.abort ?? false, false);
   });
 
   it('does not count time spent paused', () => {
