@@ -79,7 +79,9 @@ export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): Replic
   const { spec, metadata } = rollout;
   const template = spec.template;
   const podLabels = {
-    ...withoutTracking(template.metadata?.labels),
+    // The pods keep every template label: selectors (Helm's app.kubernetes.io/instance, say)
+    // may need them. Only the ReplicaSet's own metadata drops GitOps tracking keys.
+    ...template.metadata?.labels,
     ...shape.roleMetadata?.labels,
     [POD_TEMPLATE_HASH_LABEL]: shape.hash,
   };

@@ -478,3 +478,21 @@ describe('status contract', () => {
     ]);
   });
 });
+
+describe('GitOps tracking labels', () => {
+  it('are not copied onto the ReplicaSet we create, but the pods keep every template label', () => {
+    const labels = { app: 'web', 'app.kubernetes.io/instance': 'web-prod' };
+    const sim = new Sim(
+      rolloutFixture({
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'web:1' }] } },
+      }),
+    );
+    sim.run();
+    const rs = [...sim.replicaSets.values()][0];
+    assert.equal(rs?.metadata?.labels?.['app.kubernetes.io/instance'], undefined);
+    assert.equal(rs?.spec?.template?.metadata?.labels?.['app.kubernetes.io/instance'], 'web-prod');
+    assert.equal(rs?.spec?.selector?.matchLabels?.['app.kubernetes.io/instance'], 'web-prod');
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+  });
+});
