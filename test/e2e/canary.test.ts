@@ -2,7 +2,7 @@
 // (real ReplicaSets, pods on kwok nodes, CRD validation and server-side apply).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
+import type { ReplicaSet } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
 import { startController } from './support/controller.ts';
@@ -22,6 +22,7 @@ import {
   waitFor,
   waitForEvents,
   waitForList,
+  phase,
   waitForRollout,
 } from './support/rollouts.ts';
 
@@ -33,13 +34,6 @@ before(async () => {
   controller = await startController();
 });
 after(() => controller.kill());
-
-const phase =
-  (p: string, extra: (r: Rollout) => boolean = () => true) =>
-  (r: Rollout) =>
-    r.status?.phase === p &&
-    r.status.observedGeneration === String(r.metadata.generation) &&
-    extra(r);
 
 describe('a canary walks its steps', () => {
   it('template change → canary ReplicaSet, setWeight split, pauses, promote, full promotion', async () => {

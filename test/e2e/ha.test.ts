@@ -13,17 +13,11 @@ import {
   rolloutBody,
   setImage,
   waitFor,
+  phase,
   waitForRollout,
 } from './support/rollouts.ts';
 
 before(installCrds);
-
-const settled =
-  (phase: string, extra: (r: Rollout) => boolean = () => true) =>
-  (r: Rollout) =>
-    r.status?.phase === phase &&
-    r.status.observedGeneration === String(r.metadata.generation) &&
-    extra(r);
 
 describe('controller restart mid-rollout', () => {
   it('resumes from status: same step, same pause start, no restart of the steps', async () => {
@@ -45,20 +39,20 @@ describe('controller restart mid-rollout', () => {
         },
       }),
     );
-    await waitForRollout(ns, 'web', 'Healthy', settled('Healthy'));
+    await waitForRollout(ns, 'web', 'Healthy', phase('Healthy'));
     await setImage(ns, 'web', 'app:2');
     await waitForRollout(
       ns,
       'web',
       'paused at the first pause',
-      settled('Paused', (r) => r.status?.currentStepIndex === 1),
+      phase('Paused', (r) => r.status?.currentStepIndex === 1),
     );
     await patchStatus(ns, 'web', { pauseConditions: null });
     const timed = await waitForRollout(
       ns,
       'web',
       'in the timed pause',
-      settled('Paused', (r) => r.status?.currentStepIndex === 3),
+      phase('Paused', (r) => r.status?.currentStepIndex === 3),
     );
     const pauseStart = timed.status?.pauseConditions?.[0]?.startTime;
     assert.ok(pauseStart);
@@ -81,7 +75,7 @@ describe('controller restart mid-rollout', () => {
         ns,
         'web',
         'Healthy after resuming',
-        settled('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
+        phase('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
       );
       assert.equal(done.status?.currentStepIndex, 5);
     } finally {
@@ -109,9 +103,9 @@ describe('controller restart mid-rollout', () => {
         strategy: { canary: { steps: [{ setWeight: 50 }, { pause: { duration: '4s' } }] } },
       }),
     );
-    await waitForRollout(ns, 'api', 'Healthy', settled('Healthy'));
+    await waitForRollout(ns, 'api', 'Healthy', phase('Healthy'));
     await setImage(ns, 'api', 'app:2');
-    const paused = await waitForRollout(ns, 'api', 'paused', settled('Paused'));
+    const paused = await waitForRollout(ns, 'api', 'paused', phase('Paused'));
     const start = paused.status?.pauseConditions?.[0]?.startTime;
     await first.kill();
     const second = await startController();
@@ -125,7 +119,7 @@ describe('controller restart mid-rollout', () => {
         ns,
         'api',
         'Healthy after the pause ends',
-        settled('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
+        phase('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
       );
     } finally {
       closeWatch.close();
@@ -162,7 +156,7 @@ describe('leader election', () => {
     assert.ok(!b.logs.some((l) => l.msg === 'leader election: became leader'), 'only one leader');
 
     await createRollout(ns, rolloutBody('web', { replicas: 2 }));
-    await waitForRollout(ns, 'web', 'Healthy under replica-a', settled('Healthy'));
+    await waitForRollout(ns, 'web', 'Healthy under replica-a', phase('Healthy'));
 
     assert.equal(await a.stop(), 0, 'graceful stop exits 0');
     await b.waitForLog((l) => l.msg === 'leader election: became leader', 20_000);
@@ -173,7 +167,7 @@ describe('leader election', () => {
       (l: Lease) => l.spec?.holderIdentity === 'replica-b',
     );
     await setImage(ns, 'web', 'app:2');
-    await waitForRollout(ns, 'web', 'canary paused under replica-b', settled('Paused'));
+    await waitForRollout(ns, 'web', 'canary paused under replica-b', phase('Paused'));
     assert.ok(a.logs.some((l) => l.msg === 'leader election: released the lease'));
     await b.stop();
   });

@@ -139,9 +139,7 @@ export async function events(namespace: string): Promise<{ reason: string; messa
   return list.items;
 }
 
-/**
- * Watches one object until `pred` holds; returns it. Times out with the last state seen.
- */
+/** Watches one object until `pred` holds; returns it. Times out with the last state seen. */
 export async function waitFor<T>(
   what: string,
   collection: string,
@@ -149,43 +147,22 @@ export async function waitFor<T>(
   pred: (o: T) => boolean,
   timeoutMs = 60_000,
 ): Promise<T> {
-  let last: T | undefined;
-  let close = (): void => undefined;
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 3000)}`,
-            ),
-          ),
-        timeoutMs,
-      );
-      const done = (o: T): void => {
-        clearTimeout(timer);
-        resolve(o);
-      };
-      http
-        .watch(`${collection}?fieldSelector=metadata.name%3D${name}`, (e) => {
-          if (e.type !== 'ADDED' && e.type !== 'MODIFIED') return;
-          last = e.object as T;
-          if (pred(last)) done(last);
-        })
-        .then(
-          (w) => {
-            close = () => w.close();
-          },
-          (err: unknown) => {
-            clearTimeout(timer);
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
-        );
-    });
-  } finally {
-    close();
-  }
+  const [found] = await waitForList(
+    what,
+    `${collection}?fieldSelector=metadata.name%3D${name}`,
+    (items: T[]) => items.some(pred),
+    timeoutMs,
+  );
+  return found as T;
 }
+
+/** A Rollout whose controller has seen its latest spec and reports `phase` (and `extra`). */
+export const phase =
+  (p: string, extra: (r: Rollout) => boolean = () => true) =>
+  (r: Rollout): boolean =>
+    r.status?.phase === p &&
+    r.status.observedGeneration === String(r.metadata.generation) &&
+    extra(r);
 
 export function waitForRollout(
   namespace: string,
@@ -212,7 +189,7 @@ export async function split(namespace: string, rollout: Rollout): Promise<[numbe
  * Watches a collection until `pred` holds for the objects in it; returns them. The watch's
  * initial events list what is there, later ones keep the picture current.
  */
-export async function waitForList<T extends { metadata?: { name?: string } }>(
+export async function waitForList<T>(
   what: string,
   collection: string,
   pred: (items: T[]) => boolean,
@@ -222,19 +199,16 @@ export async function waitForList<T extends { metadata?: { name?: string } }>(
   let close = (): void => undefined;
   try {
     return await new Promise<T[]>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `timed out after ${timeoutMs} ms waiting for ${what}: ${[...items.keys()].join(', ')}`,
-            ),
-          ),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => {
+        const seen = JSON.stringify([...items.values()]).slice(0, 3000);
+        reject(
+          new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`),
+        );
+      }, timeoutMs);
       http
         .watch(collection, (e) => {
           const obj = e.object as T;
-          const name = obj.metadata?.name ?? '';
+          const name = (e.object as { metadata?: { name?: string } }).metadata?.name ?? '';
           if (e.type === 'DELETED') items.delete(name);
           else if (e.type === 'ADDED' || e.type === 'MODIFIED') items.set(name, obj);
           else return;
