@@ -4,6 +4,9 @@
  */
 import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
 import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type { KubeObject } from '../kube/objects.ts';
+import { ownerKey } from '../kube/owners.ts';
+import type { GroupKind } from '../kube/owners.ts';
 import type { Cache, IndexFunc } from '../kube/store.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
@@ -12,22 +15,11 @@ export const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
 export const BY_HASH = 'byHash';
 
-/** The `namespace/name` of the Rollout that controls `obj`, matched on group and kind. */
-export function rolloutOwnerKey(obj: {
-  metadata?: {
-    namespace?: string;
-    ownerReferences?: readonly {
-      apiVersion: string;
-      kind: string;
-      name: string;
-      controller?: boolean;
-    }[];
-  };
-}): Key | undefined {
-  const ref = obj.metadata?.ownerReferences?.find(
-    (r) => r.controller === true && r.kind === ROLLOUT_KIND && r.apiVersion.split('/')[0] === GROUP,
-  );
-  return ref && obj.metadata?.namespace ? `${obj.metadata.namespace}/${ref.name}` : undefined;
+const ROLLOUT: GroupKind = { group: GROUP, kind: ROLLOUT_KIND };
+
+/** The `namespace/name` of the Rollout that controls `obj` (group and kind, any version). */
+export function rolloutOwnerKey(obj: KubeObject): Key | undefined {
+  return ownerKey(obj, ROLLOUT);
 }
 
 export const replicaSetIndexers: Readonly<Record<string, IndexFunc<ReplicaSet>>> = {
