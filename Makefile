@@ -100,7 +100,7 @@ test: lint typecheck crds-check unit e2e
 bench: deps cluster-bins
 	$(TS) test/bench/run.ts $(BENCH)
 
-demo: deps cluster-bins
+demo: deps cluster-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
 
 RUN_ARGS ?=
