@@ -61,6 +61,11 @@ export interface WatchStream {
 
 export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
   const http = new IsomorphicFetchHttpLibrary();
+  // client-node builds a new undici Agent for every request, so every request would open a new
+  // TLS connection (tens of ms on the hot path, and sockets left to the GC). Keep the first one:
+  // TLS material comes from the kubeconfig and does not change; per-request credentials (tokens)
+  // are headers, which are still applied every time.
+  let shared: ReturnType<RequestContext['getDispatcher']>;
   return {
     async send(req) {
       const cluster = kc.getCurrentCluster();
@@ -71,6 +76,12 @@ export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
       }
       const ctx = new RequestContext(url.toString(), req.method);
       await kc.applySecurityAuthentication(ctx);
+      const fresh = ctx.getDispatcher();
+      if (shared === undefined) shared = fresh;
+      else if (fresh !== undefined) {
+        ctx.setDispatcher(shared);
+        void (fresh as { close?: () => Promise<void> }).close?.();
+      }
       for (const [k, v] of Object.entries(req.headers ?? {})) ctx.setHeaderParam(k, v);
       if (req.body !== undefined) ctx.setBody(req.body);
       if (req.signal) ctx.setSignal(req.signal);

@@ -56,6 +56,10 @@ export class ControllerProcess {
     process.once('exit', () => this.#child.kill('SIGKILL'));
   }
 
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   /** Resolves with the first log line (past or future) that matches. */
   waitForLog(match: (l: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
     const seen = this.logs.find(match);

@@ -1,0 +1,181 @@
+// Shared pieces of the controller benchmarks: a controller process on the benchmark's cluster,
+// request counters from its /metrics, and Rollouts created and watched over plain HTTP.
+import type { Rollout } from '../../src/api/index.ts';
+import { readCredentials } from '../cluster/kubeconfig.ts';
+import { KubeHttp } from '../cluster/kube-http.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import { ControllerProcess } from '../e2e/support/controller.ts';
+
+export const ROLLOUTS = '/apis/stepwise.dev/v1alpha1';
+
+export function clientFor(cluster: Cluster): KubeHttp {
+  // The controller child processes read KUBECONFIG from the environment.
+  process.env.KUBECONFIG = cluster.kubeconfigPath;
+  return new KubeHttp(readCredentials(cluster.kubeconfigPath));
+}
+
+export async function controller(args: string[]): Promise<ControllerProcess> {
+  return new ControllerProcess({ args }).ready();
+}
+
+/** `controller_clientset_k8s_request_total` as `verb resource` → count (all codes). */
+export function requestCounts(metrics: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const re = /^controller_clientset_k8s_request_total\{([^}]*)\} (\d+(?:\.\d+)?)$/gm;
+  for (const m of metrics.matchAll(re)) {
+    const labels: Record<string, string> = {};
+    for (const l of (m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)) labels[l[1] ?? ''] = l[2] ?? '';
+    const key = `${labels.verb} ${labels.resource}`;
+    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+export function diffCounts(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d !== 0) out.set(k, d);
+  }
+  return out;
+}
+
+export const WRITE_VERBS = ['create', 'update', 'patch', 'apply', 'delete'];
+
+export function sumBy(counts: Map<string, number>, verbs: readonly string[]): number {
+  let n = 0;
+  for (const [k, v] of counts) if (verbs.includes(k.split(' ')[0] ?? '')) n += v;
+  return n;
+}
+
+export async function createNamespace(http: KubeHttp, name: string): Promise<void> {
+  await http.json('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
+}
+
+export function rollout(
+  name: string,
+  spec: Partial<Rollout['spec']> = {},
+  image = 'app:1',
+): Rollout {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: `registry.invalid/${image}` }] },
+      },
+      strategy: { canary: {} },
+      ...spec,
+    },
+  };
+}
+
+export function setImage(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  image: string,
+): Promise<unknown> {
+  return http.json(
+    'PATCH',
+    `${ROLLOUTS}/namespaces/${ns}/rollouts/${name}`,
+    {
+      spec: {
+        template: { spec: { containers: [{ name: 'app', image: `registry.invalid/${image}` }] } },
+      },
+    },
+    'application/merge-patch+json',
+  );
+}
+
+export function patchStatus(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  status: object,
+): Promise<unknown> {
+  return http.json(
+    'PATCH',
+    `${ROLLOUTS}/namespaces/${ns}/rollouts/${name}/status?fieldManager=kubectl-stepwise`,
+    { status },
+    'application/merge-patch+json',
+  );
+}
+
+/** A watch on one namespace's collection that calls back with each event and its arrival time. */
+export async function watchCollection<T>(
+  http: KubeHttp,
+  path: string,
+  onEvent: (type: string, obj: T, at: number) => void,
+): Promise<{ close(): void }> {
+  return http.watch(path, (e) =>
+    onEvent(e.type, e.object as T, performance.timeOrigin + performance.now()),
+  );
+}
+
+/**
+ * Opens a watch on one Rollout and resolves once it is open, with a promise of the first state
+ * (and its arrival time) for which `pred` holds: arm it before the action being timed.
+ */
+export async function armRollout(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  pred: (r: Rollout) => boolean,
+  timeoutMs = 120_000,
+): Promise<{ done: Promise<{ rollout: Rollout; at: number }> }> {
+  let resolveDone!: (v: { rollout: Rollout; at: number }) => void;
+  let rejectDone!: (e: Error) => void;
+  const done = new Promise<{ rollout: Rollout; at: number }>((res, rej) => {
+    resolveDone = res;
+    rejectDone = rej;
+  });
+  let finished = false;
+  const w = await watchCollection<Rollout>(
+    http,
+    `${ROLLOUTS}/namespaces/${ns}/rollouts?fieldSelector=metadata.name%3D${name}`,
+    (type, r, at) => {
+      if (finished || (type !== 'ADDED' && type !== 'MODIFIED') || !pred(r)) return;
+      finished = true;
+      clearTimeout(timer);
+      w.close();
+      resolveDone({ rollout: r, at });
+    },
+  );
+  const timer = setTimeout(() => {
+    finished = true;
+    w.close();
+    rejectDone(new Error(`timed out waiting for ${ns}/${name}`));
+  }, timeoutMs);
+  return { done };
+}
+
+export async function waitRollout(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  pred: (r: Rollout) => boolean,
+  timeoutMs?: number,
+): Promise<{ rollout: Rollout; at: number }> {
+  return (await armRollout(http, ns, name, pred, timeoutMs)).done;
+}
+
+export const healthyAndPromoted = (r: Rollout): boolean =>
+  r.status?.phase === 'Healthy' &&
+  r.status.observedGeneration === String(r.metadata.generation) &&
+  r.status.stableRS === r.status.currentPodHash;
+
+export const nowMs = (): number => performance.timeOrigin + performance.now();
+
+export const ms = (x: number): string => `${x.toFixed(1)} ms`;
