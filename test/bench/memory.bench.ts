@@ -40,9 +40,8 @@ const benchmark: Benchmark = {
     ctx.log(
       `  created ${ROLLOUTS_TOTAL} Rollouts in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting until all are Healthy`,
     );
-    let healthy = 0;
     for (;;) {
-      healthy = 0;
+      let healthy = 0;
       for (const ns of namespaces) {
         const list = await http.json<{ items: Rollout[] }>(
           'GET',
