@@ -85,3 +85,45 @@ export function rolloutKeysForService(stores: Stores, svc: Service): Key[] {
     .byIndex(BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`)
     .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
 }
+
+/**
+ * What the controller keeps of a pod: identity, labels, annotations, owners and timestamps (for
+ * restartAt and role metadata). Spec and status are most of a pod's size and nothing reads them
+ * here; with a pod per Rollout they dominate the controller's memory.
+ */
+export function slimPod(pod: Pod): Pod {
+  const m = pod.metadata ?? {};
+  return {
+    apiVersion: pod.apiVersion,
+    kind: pod.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      annotations: m.annotations,
+      ownerReferences: m.ownerReferences,
+      creationTimestamp: m.creationTimestamp,
+      deletionTimestamp: m.deletionTimestamp,
+    },
+  };
+}
+
+/** What the controller keeps of a Service: identity, annotations and the selector it pins. */
+export function slimService(svc: Service): Service {
+  const m = svc.metadata ?? {};
+  return {
+    apiVersion: svc.apiVersion,
+    kind: svc.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      annotations: m.annotations,
+    },
+    spec: { selector: svc.spec?.selector },
+  };
+}

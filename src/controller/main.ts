@@ -3,6 +3,7 @@
  * stepwise-controller: the manager. The only place that builds the API client, informers, work
  * queue, event recorder and Lease; everything else gets them as constructor arguments.
  */
+import { writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
 import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
@@ -27,6 +28,8 @@ import {
   rolloutKeysForPod,
   rolloutKeysForService,
   rolloutOwnerKey,
+  slimPod,
+  slimService,
 } from './caches.ts';
 import { ConfigError, parseConfig } from './config.ts';
 import { jsonLogger } from './logger.ts';
@@ -74,6 +77,7 @@ async function main(): Promise<number> {
     name: 'pods',
     source: kubeListWatch(api, Resources.Pod, ns),
     indexers: podIndexers,
+    transform: slimPod,
     clock,
     logger: log,
     ...hashed,
@@ -81,6 +85,7 @@ async function main(): Promise<number> {
   const services = new Informer<Service & KubeObject>({
     name: 'services',
     source: kubeListWatch(api, Resources.Service, ns),
+    transform: slimService,
     clock,
     logger: log,
   });
@@ -201,6 +206,8 @@ async function main(): Promise<number> {
         resolve(0);
       })();
     };
+    // An operator's tool: a heap snapshot of a running controller, written to the working dir.
+    process.on('SIGUSR2', () => log.info('heap snapshot written', { file: writeHeapSnapshot() }));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });

@@ -1,5 +1,8 @@
 // Shared pieces of the controller benchmarks: a controller process on the benchmark's cluster,
 // request counters from its /metrics, and Rollouts created and watched over plain HTTP.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
 import type { Rollout } from '../../src/api/index.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
@@ -179,3 +182,27 @@ export const healthyAndPromoted = (r: Rollout): boolean =>
 export const nowMs = (): number => performance.timeOrigin + performance.now();
 
 export const ms = (x: number): string => `${x.toFixed(1)} ms`;
+
+/** Server-side applies the Rollout CRD and waits until it is served. */
+export async function installCrd(http: KubeHttp): Promise<void> {
+  const crd = load(
+    await readFile(
+      join(import.meta.dirname, '..', '..', 'deploy', 'crds', 'rollouts.stepwise.dev.yaml'),
+      'utf8',
+    ),
+  );
+  await http.json(
+    'PATCH',
+    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev?fieldManager=bench&force=true',
+    crd,
+    'application/apply-patch+yaml',
+  );
+  for (let i = 0; i < 100; i++) {
+    const c = await http.json<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev',
+    );
+    if (c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,9 +1,6 @@
 // The controller against the API server floor of the same run: how fast it reacts (template
 // change → canary ReplicaSet, pause expiry → next write, abort → first write), how many API
 // requests a canary costs, what an idle controller does, and how long a leader handover takes.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { load } from 'js-yaml';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import type { ControllerProcess } from '../e2e/support/controller.ts';
@@ -14,6 +11,7 @@ import {
   createNamespace,
   diffCounts,
   healthyAndPromoted,
+  installCrd,
   ms,
   nowMs,
   patchStatus,
@@ -97,29 +95,6 @@ const benchmark: Benchmark = {
   },
 };
 export default benchmark;
-
-async function installCrd(http: KubeHttp): Promise<void> {
-  const crd = load(
-    await readFile(
-      join(import.meta.dirname, '..', '..', 'deploy', 'crds', 'rollouts.stepwise.dev.yaml'),
-      'utf8',
-    ),
-  );
-  await http.json(
-    'PATCH',
-    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev?fieldManager=bench&force=true',
-    crd,
-    'application/apply-patch+yaml',
-  );
-  for (let i = 0; i < 100; i++) {
-    const c = await http.json<{ status?: { conditions?: { type: string; status: string }[] } }>(
-      'GET',
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev',
-    );
-    if (c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function canaryCreation(http: KubeHttp): Promise<number[]> {
   const ns = 'bench-create';

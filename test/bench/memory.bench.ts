@@ -2,7 +2,14 @@
 // with one pod on the kwok nodes, so every cache the controller keeps is populated.
 import { readFile } from 'node:fs/promises';
 import type { Rollout } from '../../src/api/index.ts';
-import { clientFor, controller, createNamespace, rollout, ROLLOUTS } from './controller-support.ts';
+import {
+  clientFor,
+  controller,
+  createNamespace,
+  installCrd,
+  rollout,
+  ROLLOUTS,
+} from './controller-support.ts';
 import { machine, type Benchmark } from './harness.ts';
 
 const ROLLOUTS_TOTAL = 1000;
@@ -15,6 +22,7 @@ const benchmark: Benchmark = {
   async run(ctx) {
     const cluster = await ctx.cluster();
     const http = clientFor(cluster);
+    await installCrd(http);
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-mem-${i}`);
     for (const ns of namespaces) await createNamespace(http, ns);
     const ctl = await controller(['--leader-elect=false']);
@@ -57,12 +65,17 @@ const benchmark: Benchmark = {
     }
     const settleSeconds = (Date.now() - started) / 1000;
     // Steady state: let the last events and status writes finish, then let the GC run.
-    await new Promise((r) => setTimeout(r, 10_000));
+    await new Promise((r) => setTimeout(r, 30_000));
     const metrics = await ctl.metrics();
     const rssMetric = Number(/^process_resident_memory_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
     const heapMetric = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
     const status = await readFile(`/proc/${ctl.pid}/status`, 'utf8').catch(() => '');
     const vmRssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
+    if (process.env.STEPWISE_BENCH_HEAP) {
+      process.kill(ctl.pid ?? 0, 'SIGUSR2');
+      const line = await ctl.waitForLog((l) => l.msg === 'heap snapshot written', 120_000);
+      ctx.log(`  heap snapshot: ${String(line.file)}`);
+    }
     await ctl.stop();
     http.close();
     const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MB`;
