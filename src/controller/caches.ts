@@ -3,7 +3,7 @@
  * (ReplicaSet, pod, Service) to the key of the Rollout that must look again.
  */
 import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
-import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type { ObjectMeta, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { ownerKey } from '../kube/owners.ts';
 import type { GroupKind } from '../kube/owners.ts';
@@ -86,44 +86,35 @@ export function rolloutKeysForService(stores: Stores, svc: Service): Key[] {
     .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
 }
 
+/** The metadata every slimmed object keeps. */
+function slimMeta(m: ObjectMeta): ObjectMeta {
+  return {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    labels: m.labels,
+    annotations: m.annotations,
+    ownerReferences: m.ownerReferences,
+    creationTimestamp: m.creationTimestamp,
+    deletionTimestamp: m.deletionTimestamp,
+  };
+}
+
 /**
  * What the controller keeps of a pod: identity, labels, annotations, owners and timestamps (for
- * restartAt and role metadata). Spec and status are most of a pod's size and nothing reads them
- * here; with a pod per Rollout they dominate the controller's memory.
+ * restartAt and role metadata). Spec and status are most of a pod's size and nothing reads them.
  */
 export function slimPod(pod: Pod): Pod {
-  const m = pod.metadata ?? {};
-  return {
-    apiVersion: pod.apiVersion,
-    kind: pod.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-      labels: m.labels,
-      annotations: m.annotations,
-      ownerReferences: m.ownerReferences,
-      creationTimestamp: m.creationTimestamp,
-      deletionTimestamp: m.deletionTimestamp,
-    },
-  };
+  return { apiVersion: pod.apiVersion, kind: pod.kind, metadata: slimMeta(pod.metadata ?? {}) };
 }
 
 /** What the controller keeps of a Service: identity, annotations and the selector it pins. */
 export function slimService(svc: Service): Service {
-  const m = svc.metadata ?? {};
   return {
     apiVersion: svc.apiVersion,
     kind: svc.kind,
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-      labels: m.labels,
-      annotations: m.annotations,
-    },
+    metadata: slimMeta(svc.metadata ?? {}),
     spec: { selector: svc.spec?.selector },
   };
 }
