@@ -10,6 +10,8 @@ import {
   rolloutKeysForPod,
   rolloutKeysForService,
   rolloutOwnerKey,
+  slimPod,
+  slimService,
 } from '../../../src/controller/caches.ts';
 import { Store } from '../../../src/kube/store.ts';
 import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
@@ -92,5 +94,41 @@ describe('owner mapping', () => {
       rolloutKeysForService(stores, { metadata: { name: 'unrelated', namespace: 'ns' } }),
       [],
     );
+  });
+});
+
+describe('slimmed caches', () => {
+  it('keep what the planner and the owner mapping read of a pod, and drop its spec and status', () => {
+    const created = new Date('2026-12-01T10:00:00Z');
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        labels: { a: 'b' },
+        annotations: { c: 'd' },
+        creationTimestamp: created,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u' }],
+      },
+      spec: { containers: [{ name: 'x', image: 'y' }] },
+      status: { phase: 'Running' },
+    };
+    const slim = slimPod(pod);
+    assert.deepEqual(slim.metadata?.labels, { a: 'b' });
+    assert.deepEqual(slim.metadata?.annotations, { c: 'd' });
+    assert.equal(slim.metadata?.creationTimestamp, created);
+    assert.equal(slim.metadata?.ownerReferences?.[0]?.name, 'rs');
+    assert.equal(slim.spec, undefined);
+    assert.equal(slim.status, undefined);
+  });
+
+  it('keep a Service’s selector and annotations only', () => {
+    const slim = slimService({
+      metadata: { name: 's', namespace: 'ns', annotations: { k: 'v' } },
+      spec: { selector: { app: 'web' }, ports: [{ port: 80 }] },
+    });
+    assert.deepEqual(slim.spec, { selector: { app: 'web' } });
+    assert.deepEqual(slim.metadata?.annotations, { k: 'v' });
   });
 });
