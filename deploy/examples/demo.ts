@@ -1,97 +1,217 @@
 /**
- * `make demo`: a narrated walk through a canary on the local control plane. Runs under
- * `test/cluster/cli.ts with`, so KUBECONFIG points at a loopback cluster and kubectl is on PATH;
- * `make plugin` has put `kubectl-stepwise` in .stepwise/bin.
+ * `make demo`: a narrated canary on the local control plane, with the plugin's real output.
+ *
+ * Runs under `test/cluster/cli.ts with`, so KUBECONFIG and PATH (kubectl) point at a loopback
+ * cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok nodes) that lives as long as
+ * the demo, or at the one `make cluster-up` left running. `make plugin` has written
+ * .stepwise/bin/kubectl-stepwise; the demo puts that directory on PATH for `kubectl stepwise`.
+ *
+ * The story, top to bottom: install the CRD and start the controller; a first deploy; a new image
+ * that stops at 25% until promoted; the timed steps to Healthy; another image, aborted at its first
+ * pause; the Events. The machinery is in demo-kit.ts and demo-timeline.ts.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  DemoError,
+  bold,
+  capture,
+  elapsed,
+  expect,
+  failNow,
+  onCleanup,
+  run,
+  runDemo,
+  say,
+  section,
+  seconds,
+  stopProcess,
+  track,
+  yellow,
+} from './demo-kit.ts';
+import { Timeline, describeStep, type CanaryStep } from './demo-timeline.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NS = 'demo';
+const NAME = 'web';
+const IMAGE = 'registry.example/web';
 const LOG = join(ROOT, '.stepwise', 'demo-controller.log');
+const PLUGIN_DIR = join(ROOT, '.stepwise', 'bin');
+/** Our controller's name in the Events it records: another controller's Events are noticed. */
+const IDENTITY = `stepwise-demo-${process.pid}`;
 const started = Date.now();
-process.env.PATH = `${join(ROOT, '.stepwise', 'bin')}:${process.env.PATH ?? ''}`;
 
-const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
-const clock = (): string => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
-
-function section(title: string): void {
-  console.log(`\n${bold(`── ${clock()}  ${title} `.padEnd(96, '─'))}`);
-}
-
-function say(text: string): void {
-  console.log(`   ${text}`);
-}
-
-/** Runs a command with its output shown; `ok` lists the exit codes that are not failures. */
-function run(cmd: string, args: string[], ok: number[] = [0]): Promise<number> {
-  console.log(bold(`\n$ ${[cmd, ...args].join(' ')}`));
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: 'inherit' });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (ok.includes(code ?? -1)) resolve(code ?? 0);
-      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`));
-    });
-  });
-}
-
-/** Runs a command quietly and returns its output. */
-function capture(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.trim()}`);
-  return r.stdout.trim();
-}
+process.env['PATH'] = `${PLUGIN_DIR}:${process.env['PATH'] ?? ''}`;
 
 const kubectl = (...args: string[]): Promise<number> => run('kubectl', args);
+const inDemo = (...args: string[]): Promise<number> => run('kubectl', ['-n', NS, ...args]);
 const stepwise = (...args: string[]): Promise<number> =>
   run('kubectl', ['stepwise', '-n', NS, ...args]);
-const rolloutField = (path: string): string =>
-  capture('kubectl', ['-n', NS, 'get', 'swro', 'web', '-o', `jsonpath={${path}}`]);
+const rolloutField = (path: string): Promise<string> =>
+  capture('kubectl', ['-n', NS, 'get', 'swro', NAME, '-o', `jsonpath={${path}}`]);
 
-function setImage(tag: string): Promise<number> {
-  const patch = {
-    spec: {
-      template: { spec: { containers: [{ name: 'web', image: `registry.example/web:${tag}` }] } },
-    },
-  };
-  return kubectl('-n', NS, 'patch', 'swro', 'web', '--type', 'merge', '-p', JSON.stringify(patch));
+/** What Git would change: only the image (a JSON patch, so the rest of the template stays). */
+const setImage = (tag: string): Promise<number> =>
+  inDemo(
+    'patch',
+    'swro',
+    NAME,
+    '--type=json',
+    '-p',
+    JSON.stringify([
+      { op: 'replace', path: '/spec/template/spec/containers/0/image', value: `${IMAGE}:${tag}` },
+    ]),
+  );
+
+const showServices = (): Promise<number> =>
+  inDemo('get', 'svc', '-o', 'custom-columns=SERVICE:.metadata.name,SELECTOR:.spec.selector');
+const showReplicaSetsAndPods = (): Promise<number> =>
+  inDemo('get', 'rs,pods', '-L', 'role,rollouts-pod-template-hash');
+
+/** Refuses to run anywhere but a loopback cluster; says whether it is `make cluster-up`'s. */
+async function preflight(): Promise<{ sharedCluster: boolean }> {
+  expect(
+    existsSync(join(PLUGIN_DIR, 'kubectl-stepwise')),
+    'kubectl-stepwise is not in .stepwise/bin: run the demo with `make demo` (it runs `make plugin`)',
+  );
+  const kubeconfig = process.env['KUBECONFIG'];
+  expect(
+    !!kubeconfig,
+    'KUBECONFIG is not set: run the demo with `make demo`, which starts a local control plane for it',
+  );
+  const server = await capture('kubectl', [
+    'config',
+    'view',
+    '--minify',
+    '-o',
+    'jsonpath={.clusters[0].cluster.server}',
+  ]);
+  expect(
+    /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(server),
+    `KUBECONFIG points at ${server || 'no server'}, not a local control plane; the demo deletes ` +
+      `and creates things, so run it with \`make demo\``,
+  );
+  let sharedCluster = false;
+  try {
+    const state = JSON.parse(readFileSync(join(ROOT, '.stepwise', 'cluster.json'), 'utf8')) as {
+      kubeconfigPath?: string;
+    };
+    sharedCluster = state.kubeconfigPath === kubeconfig;
+  } catch {
+    // no `make cluster-up` cluster: `with` started one for us
+  }
+  return { sharedCluster };
 }
 
-function startController(): Promise<ChildProcess> {
+/** Whether LOG is this run's (and worth showing on a failure). */
+let controllerStarted = false;
+const stopping = new Set<ChildProcess>();
+const stopController = (child: ChildProcess): Promise<void> => {
+  stopping.add(child);
+  return stopProcess(child);
+};
+
+/** Starts the controller with its log in LOG; resolves once its workers run. */
+async function startController(): Promise<ChildProcess> {
+  const args = [
+    '--disable-warning=ExperimentalWarning',
+    'src/controller/main.ts',
+    '--leader-elect=false',
+    '--metrics-bind-address=127.0.0.1:0',
+    `--namespace=${NS}`,
+    `--identity=${IDENTITY}`,
+  ];
+  const logName = relative(ROOT, LOG);
+  console.log(`\n${elapsed().padStart(7)} ${bold(`$ node ${args.join(' ')} > ${logName} 2>&1 &`)}`);
   const log = createWriteStream(LOG);
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      join(ROOT, 'src', 'controller', 'main.ts'),
-      '--leader-elect=false',
-      '--metrics-bind-address=127.0.0.1:0',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+  controllerStarted = true;
+  const child = track(
+    spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
-  child.stderr?.pipe(log);
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      log.write(chunk);
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('"msg":"workers started"')) resolve(child);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`the controller exited (${code}) before it was ready`)),
-    );
+  onCleanup(async () => {
+    await stopController(child);
+    log.end();
   });
+  child.stderr?.pipe(log, { end: false });
+  // Warnings and errors go to stderr as JSON lines: show them as they happen.
+  if (child.stderr) {
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { level?: string; msg?: string; error?: string };
+        say(yellow(`controller ${entry.level ?? 'log'}: ${entry.msg ?? ''} ${entry.error ?? ''}`));
+      } catch {
+        say(yellow(`controller: ${line}`));
+      }
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new DemoError(`the controller was not ready within 30 s (log: ${logName})`)),
+      30_000,
+    );
+    child.stdout?.pipe(log, { end: false });
+    if (child.stdout) {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (line.includes('"msg":"workers started"')) {
+          clearTimeout(timer);
+          resolve(child);
+          child.once('exit', (code, signal) => {
+            if (!stopping.has(child)) {
+              failNow(new DemoError(`the controller exited (${code ?? signal}) in mid-demo`));
+            }
+          });
+        }
+      });
+    }
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new DemoError(`the controller exited (${code ?? signal}); its log: ${logName}`));
+    });
+  });
+}
+
+/** Fails if Events in the namespace come from a Stepwise controller other than ours. */
+async function expectOnlyOurController(): Promise<void> {
+  const instances = await capture('kubectl', [
+    '-n',
+    NS,
+    'get',
+    'events.events.k8s.io',
+    '-o',
+    'jsonpath={range .items[?(@.reportingController=="stepwise-controller")]}{.reportingInstance}{"\\n"}{end}',
+  ]);
+  const others = [...new Set(instances.split('\n'))].filter((i) => i !== '' && i !== IDENTITY);
+  expect(
+    others.length === 0,
+    `another Stepwise controller (${others.join(', ')}) also acts on namespace "${NS}", so what ` +
+      'follows would not be this demo alone: stop it, or stop the shared cluster ' +
+      '(make cluster-down) so that make demo starts a private one',
+  );
 }
 
 async function main(): Promise<void> {
-  section('1. The local control plane and the Stepwise API');
-  say("etcd, kube-apiserver, controller-manager and scheduler built from Kubernetes' own modules,");
-  say('three kwok nodes; everything on 127.0.0.1. Installing the Rollout CRD (server-side apply):');
+  const { sharedCluster } = await preflight();
+
+  section('1. A local Kubernetes and the Rollout API');
+  say(
+    "etcd, kube-apiserver, kube-controller-manager and kube-scheduler built from Kubernetes' own",
+    'modules, and three kwok nodes whose pods become Running and Ready without containers.',
+    sharedCluster
+      ? 'This is the cluster `make cluster-up` left running; it stays up afterwards.'
+      : 'This cluster was started for the demo and is stopped when it ends.',
+  );
   await kubectl('get', 'nodes');
-  await kubectl('apply', '--server-side', '-f', join(ROOT, 'deploy', 'crds'));
+  if (
+    (await capture('kubectl', ['get', 'namespace', NS, '--ignore-not-found', '-o', 'name'])) !== ''
+  ) {
+    say(`An earlier run left namespace "${NS}": deleting it for a clean start (about 10 s).`);
+    await kubectl('delete', 'namespace', NS, '--wait=true', '--timeout=90s');
+  }
+  say('The Rollout CustomResourceDefinition (kind Rollout, short name swro), server-side applied:');
+  await kubectl('apply', '--server-side', '-f', 'deploy/crds/');
   await kubectl(
     'wait',
     '--for=condition=Established',
@@ -100,110 +220,172 @@ async function main(): Promise<void> {
   );
 
   section('2. The controller');
-  const controller = await startController();
-  const stop = (): void => {
-    controller.kill('SIGTERM');
-  };
-  process.once('SIGINT', () => {
-    stop();
-    process.exit(130);
-  });
-  process.once('exit', stop);
-  say(`stepwise-controller is running (pid ${controller.pid}); its log: ${LOG}`);
-
-  section('3. A Rollout: 4 replicas, steps 25% → pause → 50% → 10s → 75% → 10s');
-  if (spawnSync('kubectl', ['get', 'ns', NS]).status === 0) {
-    say(`removing the namespace "${NS}" left by an earlier run...`);
-    await kubectl('delete', 'ns', NS, '--wait=true', '--timeout=60s');
-  }
-  await kubectl('create', 'ns', NS);
-  await kubectl('-n', NS, 'apply', '-f', join(ROOT, 'deploy', 'examples', 'rollout.yaml'));
-  say('A first deploy has nothing to compare with, so it skips the steps:');
-  await stepwise('status', 'web', '--timeout', '60s');
-  await stepwise('get', 'rollout', 'web');
-
-  section('4. A new version: the canary starts at 25% and waits for a person');
-  say('In real life Git changes the image and Argo CD or Flux applies it. Here, kubectl patch:');
-  await setImage('2.0');
-  await stepwise('status', 'web', '--timeout', '60s', '--success-on-pause');
-  await stepwise('get', 'rollout', 'web');
-  say("One pod of four runs 2.0; the Services are pinned to each side's pod-template hash:");
-  await kubectl('-n', NS, 'get', 'pods', '-L', 'role,rollouts-pod-template-hash');
-  await kubectl(
-    '-n',
-    NS,
-    'get',
-    'svc',
-    'web-stable',
-    'web-canary',
-    '-o',
-    'custom-columns=SERVICE:.metadata.name,SELECTOR:.spec.selector',
+  say(
+    `It watches Rollouts in namespace "${NS}" and their ReplicaSets, Pods and Services, and writes`,
+    'with server-side apply. In a real cluster it runs as a Deployment; here, a child process:',
   );
+  const controller = await startController();
+  say(`Running (pid ${controller.pid}); it logged "workers started": it is ready.`);
 
-  section('5. Promote: 50% → 10 s pause → 75% → 10 s pause → fully promoted');
-  await stepwise('promote', 'web');
-  say('`status` follows the phase until Healthy (each line is a change as it happens):');
-  await stepwise('status', 'web', '--timeout', '90s');
-  await stepwise('get', 'rollout', 'web');
+  section('3. The first deploy');
+  await kubectl('create', 'namespace', NS);
+  say(
+    'deploy/examples/rollout.yaml: Services web-stable and web-canary, and Rollout web: what a',
+    'Deployment would say (4 replicas of registry.example/web:1.0), plus a canary strategy:',
+  );
+  await inDemo('apply', '-f', 'deploy/examples/rollout.yaml');
+  const steps = JSON.parse(
+    (await rolloutField('.spec.strategy.canary.steps')) || '[]',
+  ) as CanaryStep[];
+  say('Its steps, taken whenever the pod template changes:');
+  say(...steps.map((s, i) => `  ${i + 1}. ${describeStep(s)}`));
+  say('A first version has nothing to be compared with, so it skips the steps and is Healthy.');
+  say('`status` waits for Healthy (exit 0) or Degraded (exit 1), which makes it useful in CI:');
+  await stepwise('status', NAME, '--timeout', '60s');
+  await stepwise('get', 'rollout', NAME);
+  await expectOnlyOurController();
 
-  section('6. Another version, aborted at the first pause');
-  await setImage('3.0');
-  await stepwise('status', 'web', '--timeout', '60s', '--success-on-pause');
-  await stepwise('abort', 'web');
-  say('Stable back to full at once; status exits 1 because the rollout is Degraded:');
-  await run('kubectl', ['stepwise', '-n', NS, 'status', 'web', '--timeout', '30s'], [1]);
-  const canary = `web-${rolloutField('.status.currentPodHash')}`;
-  say(`The canary ReplicaSet ${canary} keeps its pod for abortScaleDownDelaySeconds (5 s), then:`);
-  await kubectl(
-    '-n',
-    NS,
+  const timeline = new Timeline(NS, NAME, steps);
+  section('4. A new version: the canary stops at 25% and waits for a person');
+  say(
+    'In real life a commit in Git changes the image and Argo CD or Flux applies it. Here kubectl',
+    'patches spec.template directly (the Rollout takes the place of a Deployment). The controller',
+    'creates a ReplicaSet for the new template and walks the steps. The table after the command',
+    'has a line per change of the Rollout, as it happens (a watch on it): STEP counts the steps',
+    'done, as `get rollout` does; WEIGHT is the share of ready pods on the new version; UPDATED,',
+    'the pods on the new version out of spec.replicas.',
+  );
+  const paused = await timeline.follow(
+    'pause at the first step',
+    (s) => s.phase === 'Paused',
+    () => setImage('2.0'),
+  );
+  expect(
+    paused.step === 1 && paused.updated === 1,
+    `expected the first pause at step 1/${steps.length} with 1 updated pod, got ` +
+      `step ${paused.step}, ${paused.updated} updated`,
+  );
+  await stepwise('get', 'rollout', NAME);
+  say(
+    'One pod of four runs 2.0. Pods carry role=canary or role=stable (canaryMetadata and',
+    'stableMetadata), and every ReplicaSet and pod its rollouts-pod-template-hash:',
+  );
+  await showReplicaSetsAndPods();
+  say("The Services are pinned to each side's hash, so web-canary reaches only the new pod:");
+  await showServices();
+
+  section('5. Promote: 50%, 10 s, 75%, 10 s, and 2.0 becomes the stable version');
+  say('Someone looked at the canary and is happy with it. After the promote, the timed pauses end');
+  say('by themselves: no one has to come back.');
+  const healthy = await timeline.follow(
+    'Healthy rollout',
+    (s) => s.phase === 'Healthy',
+    () => stepwise('promote', NAME),
+    90_000,
+  );
+  expect(
+    healthy.step === steps.length && healthy.updated === healthy.replicas,
+    `expected all ${steps.length} steps done and every pod updated, got step ${healthy.step}, ` +
+      `${healthy.updated}/${healthy.replicas} updated`,
+  );
+  await stepwise('get', 'rollout', NAME);
+  say('web-stable now selects the 2.0 pods; the 1.0 ReplicaSet is scaled to zero and kept for');
+  say('a rollback.');
+
+  section('6. Another version, aborted at its first pause');
+  say('3.0 starts the way 2.0 did:');
+  await timeline.follow(
+    'pause at the first step',
+    (s) => s.phase === 'Paused',
+    () => setImage('3.0'),
+  );
+  say('Something looks wrong with 3.0 (an alert, an error rate): abort.');
+  let abortedAt = Date.now();
+  await timeline.follow(
+    'Degraded rollout',
+    (s) => s.phase === 'Degraded',
+    () => {
+      abortedAt = Date.now();
+      return stepwise('abort', NAME);
+    },
+  );
+  const stableHash = await rolloutField('.status.stableRS');
+  const canaryHash = await rolloutField('.status.currentPodHash');
+  say('The stable ReplicaSet goes back to all 4 pods at once:');
+  await inDemo(
     'wait',
-    `rs/${canary}`,
+    'rs',
+    '-l',
+    `rollouts-pod-template-hash=${stableHash}`,
+    '--for=jsonpath={.status.readyReplicas}=4',
+    '--timeout=60s',
+  );
+  await showReplicaSetsAndPods();
+  say('Both Services select the stable pods again:');
+  await showServices();
+  say('`status` reports the abort and exits 1: in CI, the pipeline stops here.');
+  await run('kubectl', ['stepwise', '-n', NS, 'status', NAME, '--timeout', '30s'], { ok: [1] });
+  say(
+    'The canary pod is kept for abortScaleDownDelaySeconds (5 s) after the abort, so that',
+    'requests already on it can finish; then its ReplicaSet goes to zero:',
+  );
+  await inDemo(
+    'wait',
+    'rs',
+    '-l',
+    `rollouts-pod-template-hash=${canaryHash}`,
     '--for=jsonpath={.spec.replicas}=0',
     '--timeout=60s',
   );
-  await stepwise('get', 'rollout', 'web');
-  say('What the controller recorded (kubectl describe shows the same):');
-  await kubectl(
-    '-n',
-    NS,
-    'get',
-    'events',
-    '--field-selector',
-    'involvedObject.kind=Rollout',
-    '--sort-by=.metadata.creationTimestamp',
-    '-o',
-    'custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message',
+  const delay = Date.now() - abortedAt;
+  say(`Scaled down ${seconds(delay)} after \`kubectl stepwise abort\` was typed.`);
+  expect(
+    delay >= 4_000,
+    `the canary was scaled down ${seconds(delay)} after the abort, before abortScaleDownDelaySeconds (5 s)`,
   );
+  await stepwise('get', 'rollout', NAME);
+  say(
+    'The Rollout stays Degraded until the next change in Git (or `kubectl stepwise retry rollout',
+    'web`). What the controller recorded, as Events (`kubectl describe swro web` shows them too):',
+  );
+  await inDemo('events', '--for', `rollout/${NAME}`);
+  await expectOnlyOurController();
 
   section('Done');
-  say('Shown: a first deploy, a canary walking setWeight/pause steps with a promote, and an abort');
-  say('that sent traffic back to the stable version. Every write came from server-side apply');
-  say('under the field manager "stepwise-controller"; promote and abort wrote only to status:');
-  await kubectl(
-    '-n',
-    NS,
-    'get',
-    'swro',
-    'web',
-    '--show-managed-fields',
-    '-o',
-    'jsonpath={range .metadata.managedFields[*]}{.manager}{"\\t"}{.operation}{"\\t"}{.subresource}{"\\n"}{end}',
+  say(
+    'You saw:',
+    '  - a first deploy: Healthy at once, nothing to compare with;',
+    '  - a new image: a canary ReplicaSet at 25% (1 pod of 4), Services pinned to each side, and a',
+    '    pause until `kubectl stepwise promote`;',
+    '  - the rest of the steps on their own: 50%, 10 s, 75%, 10 s, then the new version stable;',
+    '  - `kubectl stepwise abort`: stable back to 4 pods and both Services on it at once, the canary',
+    '    scaled down after abortScaleDownDelaySeconds, the Rollout Degraded, all of it in Events.',
   );
-  console.log(`\n   (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-  stop();
+  say('', 'Stopping the controller:');
+  await stopController(controller);
+  say(
+    `stopped (exit ${controller.exitCode ?? controller.signalCode}); its log: ${relative(ROOT, LOG)}`,
+  );
+  say(
+    '',
+    'To try it by hand: make cluster-up plugin && source .stepwise/cluster.env &&',
+    'export PATH=$PWD/.stepwise/bin:$PATH && kubectl apply --server-side -f deploy/crds/, then',
+    '`make run` in one terminal and the commands above in another; make cluster-down at the end.',
+  );
+  if (sharedCluster) {
+    say(`The cluster is still up, with namespace "${NS}" as the demo left it.`);
+  }
+  say('', bold(`The demo took ${seconds(Date.now() - started)}.`));
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(`\ndemo failed: ${err instanceof Error ? err.message : String(err)}`);
+runDemo(main, () => {
+  if (controllerStarted) {
     try {
-      console.error(`\nlast lines of the controller log (${LOG}):`);
-      console.error(readFileSync(LOG, 'utf8').trim().split('\n').slice(-20).join('\n'));
+      const tail = readFileSync(LOG, 'utf8').trim().split('\n').slice(-25).join('\n');
+      console.error(`\nthe last lines of the controller's log (${relative(ROOT, LOG)}):\n${tail}`);
     } catch {
-      console.error('(no controller log)');
+      console.error('(the controller left no log)');
     }
-    process.exit(1);
-  },
-);
+  }
+  console.error(`\n(after ${seconds(Date.now() - started)})`);
+});
