@@ -43,6 +43,8 @@ export class RolloutReconciler implements Reconciler {
   readonly #deps: RolloutReconcilerDeps;
   /** key → resourceVersion we planned from, while the cache has not caught up with our write. */
   readonly #awaiting = new Map<Key, string>();
+  /** ReplicaSet key → resourceVersion we planned from, until the cache shows our apply. */
+  readonly #awaitingReplicaSets = new Map<string, string>();
 
   constructor(deps: RolloutReconcilerDeps) {
     this.#deps = deps;
@@ -53,6 +55,9 @@ export class RolloutReconciler implements Reconciler {
     const rollout = cache.rollout(key);
     if (rollout === undefined) {
       this.#awaiting.delete(key);
+      for (const rsKey of this.#awaitingReplicaSets.keys()) {
+        if (rsKey.startsWith(`${key}-`)) this.#awaitingReplicaSets.delete(rsKey);
+      }
       this.#deps.onDeleted?.(key);
       return {};
     }
@@ -61,6 +66,15 @@ export class RolloutReconciler implements Reconciler {
     this.#awaiting.delete(key);
 
     const replicaSets = cache.replicaSetsOf(rollout);
+    // Same for ReplicaSets we scaled: a stale one would be scaled (and reported) twice.
+    for (const rs of replicaSets) {
+      const rsKey = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
+      const before = this.#awaitingReplicaSets.get(rsKey);
+      if (before === undefined) continue;
+      if (before === rs.metadata?.resourceVersion)
+        return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+      this.#awaitingReplicaSets.delete(rsKey);
+    }
     const canary = rollout.spec.strategy?.canary;
     const services = new Map<string, Service>();
     for (const name of [canary?.canaryService, canary?.stableService]) {
@@ -77,6 +91,8 @@ export class RolloutReconciler implements Reconciler {
     });
     for (const write of result.writes) {
       const written = await this.#write(rollout, write);
+      if (write.kind === 'applyReplicaSet')
+        this.#noteReplicaSetWrite(replicaSets, write.body, written);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
         this.#awaiting.set(key, readVersion);
       }
@@ -85,15 +101,24 @@ export class RolloutReconciler implements Reconciler {
     return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
   }
 
-  /** Makes one write; returns the new resourceVersion for a status write. */
+  #noteReplicaSetWrite(observed: readonly ReplicaSet[], body: ReplicaSet, written?: string): void {
+    const name = body.metadata?.name;
+    const before = observed.find((rs) => rs.metadata?.name === name)?.metadata?.resourceVersion;
+    if (before !== undefined && written !== undefined && written !== before) {
+      this.#awaitingReplicaSets.set(`${body.metadata?.namespace}/${name}`, before);
+    }
+  }
+
+  /** Makes one write; returns the new resourceVersion for a status or ReplicaSet write. */
   async #write(rollout: Rollout, w: Write): Promise<string | undefined> {
     const { api } = this.#deps;
     const namespace = rollout.metadata.namespace ?? '';
     const name = rollout.metadata.name ?? '';
     switch (w.kind) {
-      case 'applyReplicaSet':
-        await api.apply(w.body as ReplicaSet & { metadata: object });
-        return undefined;
+      case 'applyReplicaSet': {
+        const written = await api.apply(w.body as ReplicaSet & { metadata: object });
+        return written.metadata?.resourceVersion;
+      }
       case 'deleteReplicaSet':
         await api.delete(Resources.ReplicaSet, namespace, w.name);
         return undefined;

@@ -195,8 +195,11 @@ function planCanary(o: Observed): Plan {
   if (!steady && !progress.abort && spec.paused !== true && current !== undefined) {
     const atDesired =
       !scaled &&
-      available(current) >= counts.canary &&
-      (stable === undefined || available(stable) >= counts.stable);
+      // Exactly the counts (Argo's AtDesiredReplicaCountsForCanary): extra stable pods still
+      // serving would make the next timed pause start at the old split.
+      available(current) === counts.canary &&
+      (stable === undefined || available(stable) === counts.stable) &&
+      movable.every((rs) => available(rs) === 0);
     if (done) {
       if (!scaled && (current.spec?.replicas ?? 0) === replicas && available(current) >= replicas) {
         progress = promote(pass, progress, hash, revision, stable, steps.length);

@@ -9,16 +9,17 @@ import { apiStatusError } from '../../../src/kube/errors.ts';
 import { silentLogger } from '../../../src/kube/log.ts';
 import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
 import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
-import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
+import { Sim, rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
   const api = new FakeKubeApi();
   api.seed(rollout);
   const events: string[] = [];
   let cached = rollout;
+  let rss = replicaSets;
   const cache: RolloutCache = {
     rollout: () => cached,
-    replicaSetsOf: () => replicaSets,
+    replicaSetsOf: () => rss,
     podsOf: () => [],
     service: () => undefined,
   };
@@ -34,6 +35,7 @@ function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
     events,
     reconciler,
     setCached: (r: Rollout) => (cached = r),
+    setReplicaSets: (list: ReplicaSet[]) => (rss = list),
     stored: () =>
       api.stored(
         {
@@ -78,6 +80,38 @@ describe('RolloutReconciler', () => {
     t.setCached(t.stored()); // the informer caught up
     const next = await t.reconciler.reconcile('ns/web');
     assert.notEqual(next.requeueAfterMs, 100);
+  });
+
+  it('waits out a ReplicaSet cache that has not seen its own scale, instead of scaling twice', async () => {
+    const sim = new Sim(rolloutFixture());
+    sim.run(); // deployed and Healthy at 4 replicas
+    const rs = [...sim.replicaSets.values()][0] as ReplicaSet;
+    const t = setup({ ...sim.rollout, spec: { ...sim.rollout.spec, replicas: 2 } });
+    t.api.seed(rs);
+    const rsType = {
+      group: 'apps',
+      version: 'v1',
+      kind: 'ReplicaSet',
+      plural: 'replicasets',
+      namespaced: true,
+    };
+    const storedRs = {
+      ...(t.api.stored(rsType, 'ns', rs.metadata?.name ?? '') as ReplicaSet),
+      status: rs.status,
+    };
+    t.setReplicaSets([storedRs]);
+    t.setCached(t.stored());
+    await t.reconciler.reconcile('ns/web');
+    assert.deepEqual(
+      t.api.writes().map((w) => w.verb),
+      ['apply', 'applyStatus'],
+      'scaled to 2 once',
+    );
+    // The Rollout cache caught up with our status write; the ReplicaSet cache did not.
+    t.setCached(t.stored());
+    const result = await t.reconciler.reconcile('ns/web');
+    assert.equal(result.requeueAfterMs, 100);
+    assert.equal(t.api.writes().length, 2, 'no second scale');
   });
 
   it('surfaces a failed write so the worker backs off, and makes no later write of that pass', async () => {
