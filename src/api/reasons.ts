@@ -28,13 +28,13 @@ export const Reason = {
   ReplicaSetNotAvailable: 'ReplicaSetNotAvailable',
   ServiceReferenceError: 'ServiceReferenceError',
   ReconciliationError: 'ReconciliationError',
+  ReplicaSetCreateError: 'ReplicaSetCreateError',
   // Available
   AvailableReason: 'AvailableReason',
   // Completed / Healthy
   RolloutCompleted: 'RolloutCompleted',
   RolloutNotCompleted: 'RolloutNotCompleted',
   RolloutHealthy: 'RolloutHealthy',
-  RolloutNotHealthy: 'RolloutNotHealthy',
   // InvalidSpec
   InvalidSpec: 'InvalidSpec',
   // Event-only
@@ -45,6 +45,8 @@ export const Reason = {
   RolloutRestarted: 'RolloutRestarted',
   DeletedOldReplicaSet: 'DeletedOldReplicaSet',
   SkipSteps: 'SkipSteps',
+  // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
+  StatusWriteStorm: 'StatusWriteStorm',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

@@ -29,8 +29,15 @@ export function computePhase(i: PhaseInput): PhaseResult {
   const invalid = i.conditions.find((c) => c.type === ConditionType.InvalidSpec);
   if (invalid)
     return { phase: Phase.Degraded, message: `${Reason.InvalidSpec}: ${invalid.message}` };
+  // Argo's two, plus a ReplicaSet write the API server refused: nothing moves until the spec
+  // (or whatever refused it) changes, so people must look.
   const failed = i.conditions.find(
-    (c) => c.reason === Reason.RolloutAborted || c.reason === Reason.ProgressDeadlineExceeded,
+    (c) =>
+      c.type === ConditionType.Progressing &&
+      (c.reason === Reason.RolloutAborted ||
+        c.reason === Reason.ProgressDeadlineExceeded ||
+        c.reason === Reason.ReplicaSetCreateError ||
+        c.reason === Reason.ReconciliationError),
   );
   if (failed) return { phase: Phase.Degraded, message: `${failed.reason}: ${failed.message}` };
   if (i.specPaused) return { phase: Phase.Paused, message: 'manually paused' };

@@ -164,9 +164,14 @@ function planCanary(o: Observed): Plan {
     }
   }
 
-  // ReplicaSets, in Argo's order: the new one, the stable, then older ones.
+  // ReplicaSets: every scale-up before any scale-down, so capacity never dips between two
+  // writes (an abort grows the stable before it shrinks the canary); the stable grows first.
   const canaryRole = steady ? canary.stableMetadata : canary.canaryMetadata;
   const otherRole = steady ? canary.canaryMetadata : canary.stableMetadata;
+  const scales: ScaleWrite[] = [];
+  if (stable !== undefined) {
+    scales.push(scaleTo(stable, counts.stable, canary.stableMetadata, canary.canaryMetadata));
+  }
   if (current === undefined) {
     const body = replicaSetBody(rollout, {
       hash,
@@ -174,20 +179,23 @@ function planCanary(o: Observed): Plan {
       revision,
       roleMetadata: canaryRole,
     });
-    pass.writes.push(
-      { kind: 'applyReplicaSet', body, reason: 'create' },
-      normal(
-        Reason.NewReplicaSetCreated,
-        `Created ReplicaSet ${body.metadata?.name} (revision ${revision}) with size ${counts.canary}`,
-      ),
-    );
+    scales.push({
+      grows: true,
+      writes: [
+        { kind: 'applyReplicaSet', body, reason: 'create' },
+        normal(
+          Reason.NewReplicaSetCreated,
+          `Created ReplicaSet ${body.metadata?.name} (revision ${revision}) with size ${counts.canary}`,
+        ),
+      ],
+    });
   } else {
-    scaleTo(pass, current, counts.canary, canaryRole, otherRole);
+    scales.push(scaleTo(current, counts.canary, canaryRole, otherRole));
   }
-  if (stable !== undefined) {
-    scaleTo(pass, stable, counts.stable, canary.stableMetadata, canary.canaryMetadata);
+  movable.forEach((rs, i) => scales.push(scaleTo(rs, counts.others[i] ?? 0, undefined, undefined)));
+  for (const grows of [true, false]) {
+    for (const s of scales) if (s.grows === grows) pass.writes.push(...s.writes);
   }
-  movable.forEach((rs, i) => scaleTo(pass, rs, counts.others[i] ?? 0, undefined, undefined));
   const scaled = pass.writes.some((w) => w.kind === 'applyReplicaSet');
   deleteOldReplicaSets(pass, others, held, spec.revisionHistoryLimit);
 
@@ -243,9 +251,14 @@ function planCanary(o: Observed): Plan {
     restartPending: restart.pending,
     canaryWeight: progress.stableHash === hash ? undefined : actualWeight(current, stable),
     maxUnavailable,
+    indefiniteStep:
+      !steady && !progress.abort && !done && steps[progress.stepIndex]?.pause !== undefined,
+    waitingForScaleDown: held.length > 0,
+    refusal: o.refusal,
   });
   if (built.requeueAt !== undefined) pass.requeue.push(built.requeueAt);
-  const writes = [...pass.writes];
+  // A refused ReplicaSet write: say so in status; the shell retries the rest with backoff.
+  const writes = o.refusal === undefined ? [...pass.writes] : [];
   if (!sameStatus(built.status, status)) {
     writes.push({ kind: 'applyStatus', status: built.status }, ...pass.after, ...built.events);
   }
@@ -345,19 +358,24 @@ function promote(
   };
 }
 
+/** The writes that bring one ReplicaSet to a count (none when it is there already). */
+interface ScaleWrite {
+  readonly grows: boolean;
+  readonly writes: readonly Write[];
+}
+
 function scaleTo(
-  pass: Pass,
   rs: ReplicaSet,
   replicas: number,
   role: CanaryStrategy['canaryMetadata'],
   drop: CanaryStrategy['canaryMetadata'],
-): void {
+): ScaleWrite {
   const body = rescaledBody(rs, { replicas, roleMetadata: role, dropMetadata: drop });
-  if (!replicaSetDiffers(rs, body)) return;
-  pass.writes.push({ kind: 'applyReplicaSet', body, reason: 'scale' });
   const from = rs.spec?.replicas ?? 0;
+  if (!replicaSetDiffers(rs, body)) return { grows: true, writes: [] };
+  const writes: Write[] = [{ kind: 'applyReplicaSet', body, reason: 'scale' }];
   if (from !== replicas) {
-    pass.writes.push(
+    writes.push(
       normal(
         Reason.ScalingReplicaSet,
         `Scaled ${replicas > from ? 'up' : 'down'} ` +
@@ -365,6 +383,7 @@ function scaleTo(
       ),
     );
   }
+  return { grows: replicas >= from, writes };
 }
 
 /** Scaled-down ReplicaSets beyond revisionHistoryLimit, oldest first. */

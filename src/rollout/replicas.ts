@@ -251,6 +251,12 @@ function olderCounts(i: ReplicaInput, minAvailable: number): readonly number[] {
 
 /** The counts to set this pass. */
 export function canaryCounts(i: ReplicaInput): ReplicaCounts {
+  const counts = countsWithinBudgets(i);
+  if (i.trafficRouted) return counts;
+  return withinSurge(counts, i);
+}
+
+function countsWithinBudgets(i: ReplicaInput): ReplicaCounts {
   const { replicas, stable } = i;
   const minAvailable = replicas - i.maxUnavailable;
   const others = olderCounts(i, minAvailable);
@@ -305,4 +311,24 @@ export function canaryCounts(i: ReplicaInput): ReplicaCounts {
     );
   }
   return { canary: canaryCount, stable: stableCount, others };
+}
+
+/**
+ * More pods than replicas + maxSurge (spec.replicas was lowered mid-rollout): give back pods that
+ * serve nothing, the canary's unready ones first, then the stable's. Available pods are left to
+ * the availability budget above, so this never lowers availability. Not Argo's code, but the
+ * result Argo gives on the local cluster (4 replicas, maxSurge 2: 4/4 after 6 → 4 becomes 2/4).
+ */
+function withinSurge(c: ReplicaCounts, i: ReplicaInput): ReplicaCounts {
+  // Older ReplicaSets go first (Argo's rule): neither side shrinks while one has pods.
+  if (i.others.some((o) => o.spec > 0)) return c;
+  let excess =
+    c.canary + c.stable + c.others.reduce((sum, n) => sum + n, 0) - (i.replicas + i.maxSurge);
+  if (excess <= 0) return c;
+  const unready = (count: number, rs: RsCounts | undefined): number =>
+    nonNeg(count - (rs?.available ?? 0));
+  const canaryCut = Math.min(excess, unready(c.canary, i.canary));
+  excess -= canaryCut;
+  const stableCut = Math.min(excess, unready(c.stable, i.stable));
+  return { ...c, canary: c.canary - canaryCut, stable: c.stable - stableCut };
 }

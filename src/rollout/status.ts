@@ -6,6 +6,8 @@ import { ConditionType, Reason } from '../api/index.ts';
 import type { Condition, ReplicaSet, Rollout, RolloutStatus } from '../api/index.ts';
 import { getCondition, removeCondition, setCondition } from './conditions.ts';
 import { computePhase } from './phase.ts';
+import { progressingCondition } from './progressing.ts';
+import type { Refusal } from './progressing.ts';
 import type { Progress } from './progress.ts';
 import { selectorString } from './selector.ts';
 import type { Write } from './types.ts';
@@ -25,6 +27,11 @@ export interface StatusInput {
   /** Actual canary weight (pods' share) while a canary is in flight. */
   readonly canaryWeight?: number;
   readonly maxUnavailable: number;
+  /** At a pause step: waiting there is not lack of progress. */
+  readonly indefiniteStep: boolean;
+  /** An older ReplicaSet is held by scaleDownDelaySeconds. */
+  readonly waitingForScaleDown: boolean;
+  readonly refusal?: Refusal;
 }
 
 export interface StatusResult {
@@ -52,90 +59,42 @@ export function buildStatus(i: StatusInput): StatusResult {
   const fullyPromoted = p.stableHash === i.hash;
   const paused = spec.paused === true || p.pauseConditions.length > 0;
   const rsName = i.current?.metadata?.name ?? `${rollout.metadata.name}-${i.hash}`;
-  const events: Write[] = [];
-  let abort = p.abort;
-  let abortedAt = p.abortedAt;
-  let requeueAt: number | undefined;
-
-  let conditions: readonly Condition[] = removeCondition(
-    prev.conditions ?? [],
-    ConditionType.InvalidSpec,
-  );
-  const moved =
-    prev.currentPodHash !== i.hash ||
-    prev.currentStepIndex !== p.stepIndex ||
-    prev.updatedReplicas !== counts.updatedReplicas ||
-    prev.availableReplicas !== counts.availableReplicas ||
-    prev.readyReplicas !== counts.readyReplicas;
   const settled =
     fullyPromoted &&
     counts.updatedReplicas === replicas &&
     counts.availableReplicas >= replicas &&
     counts.replicas === counts.updatedReplicas;
 
-  const progressing = getCondition(conditions, ConditionType.Progressing);
-  if (abort) {
-    conditions = setCondition(
-      conditions,
-      progressingCond(
-        'False',
-        Reason.RolloutAborted,
-        `Rollout aborted update to revision ${i.revision}`,
-      ),
-      nowIso,
-    );
-  } else if (paused) {
-    conditions = setCondition(
-      conditions,
-      progressingCond('Unknown', Reason.RolloutPaused, 'Rollout is paused'),
-      nowIso,
-    );
-  } else if (settled) {
-    conditions = setCondition(
-      conditions,
-      progressingCond(
-        'True',
-        Reason.NewReplicaSetAvailable,
-        `ReplicaSet "${rsName}" has successfully progressed.`,
-      ),
-      nowIso,
-    );
-  } else if (
-    moved ||
-    progressing === undefined ||
-    (progressing.reason !== Reason.ReplicaSetUpdated &&
-      progressing.reason !== Reason.ProgressDeadlineExceeded)
-  ) {
-    conditions = touch(
-      conditions,
-      progressingCond('True', Reason.ReplicaSetUpdated, `ReplicaSet "${rsName}" is progressing.`),
-      nowIso,
-    );
-  } else if (progressing.reason === Reason.ReplicaSetUpdated) {
-    const deadline =
-      Date.parse(progressing.lastUpdateTime) + (spec.progressDeadlineSeconds ?? 600) * 1000;
-    if (i.now >= deadline) {
-      const message = `ReplicaSet "${rsName}" has timed out progressing.`;
-      conditions = setCondition(
-        conditions,
-        progressingCond('False', Reason.ProgressDeadlineExceeded, message),
-        nowIso,
-      );
-      events.push(warning(Reason.ProgressDeadlineExceeded, message));
-      if (spec.progressDeadlineAbort === true && !fullyPromoted) {
-        abort = true;
-        abortedAt = nowIso;
-        events.push(
-          warning(
-            Reason.RolloutAborted,
-            `Rollout aborted update to revision ${i.revision}: progress deadline exceeded`,
-          ),
-        );
-      }
-    } else {
-      requeueAt = deadline;
-    }
-  }
+  const currentStepIndex = i.stepCount > 0 ? p.stepIndex : undefined;
+  const progressing = progressingCondition({
+    prev,
+    next: {
+      currentPodHash: i.hash,
+      stableRS: p.stableHash,
+      currentStepIndex,
+      currentStepHash: i.stepsHash,
+      ...counts,
+    },
+    conditions: removeCondition(prev.conditions ?? [], ConditionType.InvalidSpec),
+    now: i.now,
+    rolloutName: rollout.metadata.name ?? '',
+    rsName,
+    revision: i.revision,
+    abort: p.abort,
+    paused,
+    settled,
+    fullyPromoted,
+    indefiniteStep: i.indefiniteStep,
+    waitingForScaleDown: i.waitingForScaleDown,
+    progressDeadlineSeconds: spec.progressDeadlineSeconds,
+    progressDeadlineAbort: spec.progressDeadlineAbort === true,
+    refusal: i.refusal,
+  });
+  const abort = p.abort || progressing.abortNow;
+  // Left unset on a deadline abort: the next pass acts on it as on a person's abort request.
+  const abortedAt = progressing.abortNow ? undefined : p.abortedAt;
+  const events: Write[] = [...progressing.events];
+  let conditions = progressing.conditions;
 
   const available = counts.availableReplicas >= replicas - i.maxUnavailable;
   conditions = setCondition(
@@ -150,23 +109,27 @@ export function buildStatus(i: StatusInput): StatusResult {
     },
     nowIso,
   );
+  conditions = replicaFailure(conditions, i, rsName, nowIso);
+  // Argo's Completed: fully promoted (stableRS == currentPodHash), reason and message alike.
+  const completedBefore = getCondition(conditions, ConditionType.Completed)?.status;
   conditions = setCondition(
     conditions,
-    settled
-      ? {
-          type: ConditionType.Completed,
-          status: 'True',
-          reason: Reason.RolloutCompleted,
-          message: `Rollout completed update to revision ${i.revision} (${i.hash})`,
-        }
-      : {
-          type: ConditionType.Completed,
-          status: 'False',
-          reason: Reason.RolloutNotCompleted,
-          message: `Rollout not completed, started update to revision ${i.revision} (${i.hash})`,
-        },
+    {
+      type: ConditionType.Completed,
+      status: fullyPromoted ? 'True' : 'False',
+      reason: Reason.RolloutCompleted,
+      message: Reason.RolloutCompleted,
+    },
     nowIso,
   );
+  if (!fullyPromoted && completedBefore !== 'False') {
+    events.push({
+      kind: 'event',
+      type: 'Normal',
+      reason: Reason.RolloutNotCompleted,
+      message: `Rollout not completed, started update to revision ${i.revision} (${i.hash})`,
+    });
+  }
   if (paused || getCondition(conditions, ConditionType.Paused)) {
     conditions = setCondition(
       conditions,
@@ -204,7 +167,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     {
       type: ConditionType.Healthy,
       status: healthy ? 'True' : 'False',
-      reason: healthy ? Reason.RolloutHealthy : Reason.RolloutNotHealthy,
+      reason: Reason.RolloutHealthy,
       message: healthy ? 'Rollout is healthy' : 'Rollout is not healthy',
     },
     nowIso,
@@ -217,7 +180,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     observedGeneration: String(rollout.metadata.generation ?? 0),
     currentPodHash: i.hash,
     stableRS: p.stableHash,
-    currentStepIndex: i.stepCount > 0 ? p.stepIndex : undefined,
+    currentStepIndex,
     currentStepHash: i.stepsHash,
     ...counts,
     HPAReplicas: counts.replicas,
@@ -250,28 +213,45 @@ export function buildStatus(i: StatusInput): StatusResult {
           },
     conditions: [...conditions],
   });
-  return { status, events, requeueAt };
+  return { status, events, requeueAt: progressing.requeueAt };
 }
 
-function progressingCond(status: 'True' | 'False' | 'Unknown', reason: Reason, message: string) {
-  return { type: ConditionType.Progressing, status, reason, message } as const;
-}
-
-/** Like setCondition, but also moves lastUpdateTime when nothing else changed: progress was
- *  made, so the progress deadline starts again. */
-function touch(
+/** Argo's getReplicaFailures, plus a write of ours the API server refused: the refusal first,
+ *  then the new ReplicaSet's own ReplicaFailure (pods it cannot create), then any other's. */
+function replicaFailure(
   list: readonly Condition[],
-  next: ReturnType<typeof progressingCond>,
-  now: string,
+  i: StatusInput,
+  rsName: string,
+  nowIso: string,
 ): readonly Condition[] {
-  const set = setCondition(list, next, now);
-  return set === list
-    ? list.map((c) => (c.type === next.type ? { ...c, lastUpdateTime: now } : c))
-    : set;
-}
-
-function warning(reason: Reason, message: string): Write {
-  return { kind: 'event', type: 'Warning', reason, message };
+  if (i.refusal !== undefined) {
+    return setCondition(
+      list,
+      {
+        type: ConditionType.ReplicaFailure,
+        status: 'True',
+        reason: i.refusal.create ? Reason.ReplicaSetCreateError : Reason.ReconciliationError,
+        message: `ReplicaSet "${i.refusal.replicaSet}" was refused by the API server: ${i.refusal.message}`,
+      },
+      nowIso,
+    );
+  }
+  const failing = [i.current, ...i.replicaSets.filter((rs) => rs !== i.current)].flatMap((rs) =>
+    (rs?.status?.conditions ?? [])
+      .filter((c) => c.type === 'ReplicaFailure' && c.status === 'True')
+      .map((c) => ({ rs: rs?.metadata?.name ?? rsName, c })),
+  )[0];
+  if (failing === undefined) return removeCondition(list, ConditionType.ReplicaFailure);
+  return setCondition(
+    list,
+    {
+      type: ConditionType.ReplicaFailure,
+      status: 'True',
+      reason: failing.c.reason ?? 'ReplicaFailure',
+      message: `ReplicaSet "${failing.rs}": ${failing.c.message ?? ''}`,
+    },
+    nowIso,
+  );
 }
 
 /** Drops undefined fields, so equal statuses compare equal as JSON. */

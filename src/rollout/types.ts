@@ -3,6 +3,7 @@
  * and the ordered writes it should make. Plain values only, no clients.
  */
 import type { PodMetadataPatch } from './pod-metadata.ts';
+import type { Refusal } from './progressing.ts';
 import type { Pod, ReplicaSet, Reason, Rollout, RolloutStatus, Service } from '../api/index.ts';
 
 export interface Observed {
@@ -15,6 +16,9 @@ export interface Observed {
   readonly services: ReadonlyMap<string, Service>;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
+  /** A ReplicaSet write of the last plan that the API server refused (the shell plans again
+   *  with it, so the Rollout says why it cannot move). */
+  readonly refusal?: Refusal;
 }
 
 export type Write =

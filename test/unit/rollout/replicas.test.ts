@@ -150,6 +150,11 @@ const argoRows: ReadonlyArray<readonly [string, Row, number, number]> = [
   // ("Honor MinPodsPerReplicaSet when using trafficRouting and starting canary" is not ported.)
   ['Cap MinPodsPerReplicaSet when it exceeds rollout replicas with trafficRouting',
     { replicas: 1, weight: 100, stable: [1, 1], canary: [0, 0], trafficRouted: true }, 1, 1],
+  // Not in Argo's table; Argo's result on the local cluster (issue 6): replicas 4 → 6 → 4.
+  ['Give back unready canary pods when replicas went down, within maxSurge',
+    { replicas: 4, weight: 100, surge: 2, unavailable: 0, stable: [4, 4], canary: [4, 0] }, 2, 4],
+  ['Keep available pods over maxSurge: only the availability budget moves those',
+    { replicas: 4, weight: 100, surge: 1, unavailable: 0, stable: [4, 4], canary: [4, 4] }, 4, 0],
 ];
 
 suite('canaryCounts: Argo TestCalculateReplicaCountsForCanary', () => {

@@ -1,0 +1,158 @@
+// Every state is a fixed point (style.md §6): from any state a random history leads to (healthy
+// or broken pods, mid-step, paused, aborted, past a deadline, scaled up or down), passes that
+// observe nothing new stop writing within a few passes, and a pass a moment later, before any
+// timer is due, writes nothing either. Statuses are stored as the API server stores them
+// (test/fixtures/rollout/status-store.ts, checked against the real server end to end).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Sim, rolloutFixture, serviceFixture } from '../../fixtures/rollout/sim.ts';
+import type { CanaryStep, RolloutSpec } from '../../../src/api/index.ts';
+
+const BROKEN = 'web:broken';
+const MAX_PASSES = 4;
+
+type Action =
+  | { readonly kind: 'image'; readonly broken: boolean }
+  | { readonly kind: 'replicas'; readonly n: number }
+  | { readonly kind: 'settle' }
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'advance'; readonly ms: number }
+  | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' };
+
+const stepLists: readonly (readonly CanaryStep[])[] = [
+  [],
+  [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { pause: { duration: '30s' } }],
+  [{ setWeight: 50 }, { pause: { duration: 60 } }],
+  [{ setCanaryScale: { replicas: 2 } }, { setWeight: 20 }, { pause: {} }],
+  [{ pause: { duration: '720h' } }],
+];
+
+const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
+  .record({
+    replicas: fc.integer({ min: 1, max: 6 }),
+    progressDeadlineSeconds: fc.constantFrom(10, 60, 600),
+    progressDeadlineAbort: fc.boolean(),
+    strategy: fc.record({
+      canary: fc.record({
+        steps: fc.constantFrom(...stepLists).map((steps) => [...steps]),
+        maxSurge: fc.constantFrom(0, 1, 2, '25%'),
+        maxUnavailable: fc.constantFrom(1, 0, '25%'),
+        canaryService: fc.constantFrom(undefined, 'web-canary'),
+        stableService: fc.constantFrom(undefined, 'web-stable'),
+      }),
+    }),
+  })
+  .filter((s) => !(s.strategy.canary.maxSurge === 0 && s.strategy.canary.maxUnavailable === 0));
+
+const actions: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('image' as const), broken: fc.boolean() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('replicas' as const),
+      n: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
+  { weight: 4, arbitrary: fc.constant({ kind: 'settle' as const }) },
+  { weight: 4, arbitrary: fc.constant({ kind: 'pass' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.integer({ min: 0, max: 7_200_000 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(...(['promote', 'abort', 'retry', 'promoteFull'] as const))
+      .map((kind) => ({ kind })),
+  },
+);
+
+function act(sim: Sim, a: Action, version: { n: number }): void {
+  switch (a.kind) {
+    case 'image':
+      sim.setImage(a.broken ? BROKEN : `web:${++version.n}`);
+      return;
+    case 'replicas':
+      return sim.setReplicas(a.n);
+    case 'settle':
+      return sim.settle();
+    case 'pass':
+      sim.pass();
+      return;
+    case 'advance':
+      return sim.advance(a.ms);
+    case 'promote':
+      return sim.promote();
+    case 'abort':
+      return sim.abort();
+    case 'retry':
+      return sim.retry();
+    case 'promoteFull':
+      return sim.patchStatus({ promoteFull: true });
+  }
+}
+
+/** Passes at one instant until one writes nothing; the number of passes that wrote. */
+function converge(sim: Sim): number {
+  for (let i = 0; i < MAX_PASSES; i++) if (sim.pass().writes.length === 0) return i;
+  throw new Error(`still writing after ${MAX_PASSES} passes: ${JSON.stringify(sim.pass().writes)}`);
+}
+
+describe('every state is a fixed point', () => {
+  it('passes that observe nothing new stop writing, now and a moment later', () => {
+    fc.assert(
+      fc.property(specs, fc.array(actions, { maxLength: 40 }), (spec, history) => {
+        const sim = new Sim(rolloutFixture(spec));
+        sim.unreadyImages.add(BROKEN);
+        for (const name of ['web-canary', 'web-stable'])
+          sim.services.set(name, serviceFixture(name));
+        const version = { n: 1 };
+        for (const a of history) act(sim, a, version);
+
+        converge(sim);
+        const idle = sim.pass();
+        assert.deepEqual(idle.writes, []);
+        const moment = Math.min(1_000, (idle.requeueAfterMs ?? Infinity) - 1);
+        if (moment > 0) {
+          sim.advance(moment);
+          assert.deepEqual(sim.pass().writes, [], `a pass ${moment} ms later wrote`);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('timestamps move only with what they describe', () => {
+    fc.assert(
+      fc.property(specs, fc.array(actions, { maxLength: 40 }), (spec, history) => {
+        const sim = new Sim(rolloutFixture(spec));
+        sim.unreadyImages.add(BROKEN);
+        for (const name of ['web-canary', 'web-stable'])
+          sim.services.set(name, serviceFixture(name));
+        const version = { n: 1 };
+        for (const a of history) {
+          const before = structuredClone(sim.rollout.status?.conditions ?? []);
+          act(sim, a, version);
+          if (a.kind !== 'pass') continue;
+          for (const c of sim.rollout.status?.conditions ?? []) {
+            const was = before.find((b) => b.type === c.type);
+            if (was === undefined || was.lastTransitionTime === c.lastTransitionTime) continue;
+            assert.notEqual(
+              was.status,
+              c.status,
+              `${c.type}.lastTransitionTime moved without a flip`,
+            );
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
