@@ -130,6 +130,10 @@ async function main(): Promise<number> {
       const [namespace = '', name = ''] = key.split('/');
       metrics.forgetRollout(namespace, name);
     },
+    stormMetrics: {
+      stormStarted: () => metrics.statusWriteStorms.inc(),
+      writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
+    },
   });
 
   const stop = new AbortController();

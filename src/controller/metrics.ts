@@ -17,6 +17,9 @@ export class ControllerMetrics {
   readonly reconcileErrors: Counter;
   readonly rolloutInfo: Gauge<'namespace' | 'name' | 'strategy' | 'phase'>;
   readonly leader: Gauge;
+  /** No Rollout labels: the Warning event and the log line name the Rollout (see the header). */
+  readonly statusWriteStorms: Counter;
+  readonly statusWritesSuppressed: Counter;
   readonly queue: (name: string) => QueueMetrics;
   readonly request: (info: RequestInfo) => void;
 
@@ -47,6 +50,16 @@ export class ControllerMetrics {
     this.leader = new Gauge({
       name: 'stepwise_leader',
       help: '1 while this replica holds the leader Lease.',
+      registers,
+    });
+    this.statusWriteStorms = new Counter({
+      name: 'stepwise_status_write_storms_total',
+      help: 'Rollouts backed off for rewriting their status without progress (a planner bug).',
+      registers,
+    });
+    this.statusWritesSuppressed = new Counter({
+      name: 'stepwise_status_writes_suppressed_total',
+      help: 'Status writes held back by the write-storm guard.',
       registers,
     });
   }

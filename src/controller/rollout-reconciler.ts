@@ -3,7 +3,7 @@
  * call plan(), make the writes in order (server-side apply under stepwise-controller), throw at
  * the first failure, return when to come back. No rollout logic lives here.
  */
-import { API_VERSION, ROLLOUT_KIND } from '../api/index.ts';
+import { API_VERSION, Reason, ROLLOUT_KIND } from '../api/index.ts';
 import type { Pod, ReplicaSet, Rollout, RolloutStatus, Service } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
@@ -11,8 +11,11 @@ import type { Clock } from '../kube/clock.ts';
 import type { Logger } from '../kube/log.ts';
 import { Resources } from '../kube/resources.ts';
 import { plan } from '../rollout/plan.ts';
-import type { Write } from '../rollout/types.ts';
+import type { Observed, Plan, Write } from '../rollout/types.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
+import { RefusedWriteError, refusalOf } from './refusal.ts';
+import type { Refusal } from '../rollout/progressing.ts';
+import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -34,6 +37,9 @@ export interface RolloutReconcilerDeps {
   readonly log: Logger;
   readonly onPhase?: (rollout: Rollout) => void;
   readonly onDeleted?: (key: Key) => void;
+  /** The planner; tests swap in a faulty one. Default: the real `plan`. */
+  readonly planner?: (o: Observed) => Plan;
+  readonly stormMetrics?: WriteStormMetrics;
 }
 
 /** A cache that has not yet seen our own last status write would plan the same step twice. */
@@ -45,6 +51,8 @@ export class RolloutReconciler implements Reconciler {
   readonly #awaiting = new Map<Key, string>();
   /** ReplicaSet key → resourceVersion we planned from, until the cache shows our apply. */
   readonly #awaitingReplicaSets = new Map<string, string>();
+  /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
+  readonly #storms = new WriteStormGuard();
 
   constructor(deps: RolloutReconcilerDeps) {
     this.#deps = deps;
@@ -55,6 +63,7 @@ export class RolloutReconciler implements Reconciler {
     const rollout = cache.rollout(key);
     if (rollout === undefined) {
       this.#awaiting.delete(key);
+      this.#storms.forget(key);
       for (const rsKey of this.#awaitingReplicaSets.keys()) {
         if (rsKey.startsWith(`${key}-`)) this.#awaitingReplicaSets.delete(rsKey);
       }
@@ -82,23 +91,78 @@ export class RolloutReconciler implements Reconciler {
         name === undefined ? undefined : cache.service(rollout.metadata.namespace ?? '', name);
       if (name !== undefined && svc !== undefined) services.set(name, svc);
     }
-    const result = plan({
+    const now = clock.now();
+    const planner = this.#deps.planner ?? plan;
+    const observed: Observed = {
       rollout,
       replicaSets,
       pods: cache.podsOf(replicaSets),
       services,
-      now: clock.now(),
-    });
-    for (const write of result.writes) {
-      const written = await this.#write(rollout, write);
+      now,
+    };
+    const result = planner(observed);
+    const applied = await this.#applyPlan(rollout, key, replicaSets, result.writes, now);
+    if (applied.refusal !== undefined) {
+      // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
+      await this.#applyPlan(
+        rollout,
+        key,
+        replicaSets,
+        planner({ ...observed, refusal: applied.refusal }).writes,
+        now,
+      );
+      throw new RefusedWriteError(applied.refusal);
+    }
+    this.#deps.onPhase?.(rollout);
+    if (applied.backedOffMs !== undefined) return { requeueAfterMs: applied.backedOffMs };
+    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
+  }
+
+  /** Makes the writes in order; stops at a refused ReplicaSet write or a held-back status. */
+  async #applyPlan(
+    rollout: Rollout,
+    key: Key,
+    replicaSets: readonly ReplicaSet[],
+    writes: readonly Write[],
+    now: number,
+  ): Promise<{ readonly backedOffMs?: number; readonly refusal?: Refusal }> {
+    const readVersion = rollout.metadata.resourceVersion ?? '';
+    for (const write of writes) {
+      if (write.kind === 'applyStatus') {
+        const backedOffMs = this.#stormCheck(rollout, key, write.status, now);
+        // The events planned after a status write describe it: they are held back with it.
+        if (backedOffMs !== undefined) return { backedOffMs };
+      }
+      let written: string | undefined;
+      try {
+        written = await this.#write(rollout, write);
+      } catch (err) {
+        const refusal = refusalOf(write, err);
+        if (refusal === undefined) throw err;
+        return { refusal };
+      }
       if (write.kind === 'applyReplicaSet')
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
+      if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
         this.#awaiting.set(key, readVersion);
       }
     }
-    this.#deps.onPhase?.(rollout);
-    return result.requeueAfterMs === undefined ? {} : { requeueAfterMs: result.requeueAfterMs };
+    return {};
+  }
+
+  /** Undefined: write the status; else the write-storm guard holds it back for that long. */
+  #stormCheck(rollout: Rollout, key: Key, status: RolloutStatus, now: number): number | undefined {
+    const decision = this.#storms.decide(key, status, now);
+    if (decision.kind === 'write') return undefined;
+    this.#deps.stormMetrics?.writeSuppressed();
+    if (decision.started !== undefined) {
+      const message = stormMessage(decision.started);
+      this.#deps.stormMetrics?.stormStarted();
+      this.#deps.log.warn('status write storm: backing off', { rollout: key, message });
+      this.#deps.events.event(rollout, 'Warning', Reason.StatusWriteStorm, message);
+    }
+    return decision.retryAfterMs;
   }
 
   #noteReplicaSetWrite(observed: readonly ReplicaSet[], body: ReplicaSet, written?: string): void {

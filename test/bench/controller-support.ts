@@ -34,6 +34,17 @@ export function requestCounts(metrics: string): Map<string, number> {
   return out;
 }
 
+/** Waits until the controller has made no request for a second (events are written async). */
+export async function quiet(ctl: ControllerProcess): Promise<void> {
+  let last = '';
+  for (let i = 0; i < 30; i++) {
+    const now = JSON.stringify([...requestCounts(await ctl.metrics())]);
+    if (now === last) return;
+    last = now;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 export function diffCounts(
   before: Map<string, number>,
   after: Map<string, number>,

@@ -1,6 +1,7 @@
 // The controller against the API server floor of the same run: how fast it reacts (template
 // change → canary ReplicaSet, pause expiry → next write, abort → first write), how many API
-// requests a canary costs, what an idle controller does, and how long a leader handover takes.
+// requests a canary costs, what an idle controller and a stuck canary cost (API writes), and how
+// long a leader handover takes.
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import type { ControllerProcess } from '../e2e/support/controller.ts';
@@ -15,6 +16,7 @@ import {
   ms,
   nowMs,
   patchStatus,
+  quiet,
   requestCounts,
   rollout,
   ROLLOUTS,
@@ -25,6 +27,7 @@ import {
   WRITE_VERBS,
 } from './controller-support.ts';
 import { formatStats, machine, stats, type Benchmark } from './harness.ts';
+import { formatStuckCanary, STUCK_SECONDS, stuckCanary } from './stuck-canary.ts';
 
 const CANARY_CHANGES = 50;
 const TIMER_SAMPLES = 8;
@@ -83,6 +86,11 @@ const benchmark: Benchmark = {
     summary.push(
       `idle ${IDLE_SECONDS} s after sync, ${IDLE_ROLLOUTS} Rollouts: writes ${sumBy(idle, WRITE_VERBS)}, LISTs ${sumBy(idle, ['list'])}, GETs ${sumBy(idle, ['get'])}, watches ${sumBy(idle, ['watch'])} (targets 0, 0)`,
     );
+
+    ctx.log(`stuck canary: pods that never become Ready, ${STUCK_SECONDS} s...`);
+    const stuck = await stuckCanary(http, (l) => ctx.log(l));
+    data.stuckCanary = stuck;
+    summary.push(...formatStuckCanary(stuck));
 
     ctx.log('leader failover...');
     const failover = await leaderFailover(http);
@@ -257,17 +265,6 @@ async function requestsPerCanary(http: KubeHttp): Promise<Map<string, number>> {
     return diffCounts(before, requestCounts(await ctl.metrics()));
   } finally {
     await ctl.stop();
-  }
-}
-
-/** Waits until the controller has made no request for a second (events are written async). */
-async function quiet(ctl: ControllerProcess): Promise<void> {
-  let last = '';
-  for (let i = 0; i < 30; i++) {
-    const now = JSON.stringify([...requestCounts(await ctl.metrics())]);
-    if (now === last) return;
-    last = now;
-    await new Promise((r) => setTimeout(r, 1000));
   }
 }
 

@@ -153,4 +153,32 @@ describe('RolloutReconciler', () => {
     assert.equal(forgotten, 'ns/gone');
     assert.equal(t.api.writes().length, 0);
   });
+
+  it('a ReplicaSet the API server refuses: status says why (ReplicaFailure, Degraded), one Warning, then backoff', async () => {
+    const t = setup(rolloutFixture());
+    t.setCached(t.stored());
+    const message =
+      'ReplicaSet.apps "web-x" is invalid: spec.template.spec.containers: Required value';
+    t.api.failWith = (r) =>
+      r.verb === 'apply' && r.resource === 'replicasets.apps'
+        ? apiStatusError(422, { kind: 'Status', code: 422, reason: 'Invalid', message })
+        : undefined;
+    await assert.rejects(t.reconciler.reconcile('ns/web'), { name: 'RefusedWriteError' });
+    const status = t.stored().status;
+    assert.equal(status?.phase, 'Degraded');
+    const failure = status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+    assert.equal(failure?.reason, 'ReplicaSetCreateError');
+    assert.ok(failure?.message.includes(message));
+    assert.deepEqual(
+      t.events.filter((e) => e.startsWith('Warning')),
+      ['Warning ReplicaSetCreateError'],
+    );
+    // Retried after backoff and refused again: no new status write, no new event.
+    t.setCached(t.stored());
+    const statusWrites = () => t.api.writes().filter((r) => r.verb === 'applyStatus').length;
+    const before = statusWrites();
+    await assert.rejects(t.reconciler.reconcile('ns/web'), { name: 'RefusedWriteError' });
+    assert.equal(statusWrites(), before);
+    assert.equal(t.events.filter((e) => e.startsWith('Warning')).length, 1);
+  });
 });
