@@ -5,8 +5,28 @@
  * API server prunes unknown fields and rejects them under kubectl's default strict validation).
  */
 import type { TSchema } from 'typebox';
-import { GROUP, ROLLOUT_KIND, ROLLOUT_PLURAL, ROLLOUT_SHORT_NAMES, VERSION } from './keys.ts';
+import {
+  ANALYSIS_RUN_KIND,
+  ANALYSIS_RUN_PLURAL,
+  ANALYSIS_RUN_SHORT_NAMES,
+  ANALYSIS_TEMPLATE_KIND,
+  ANALYSIS_TEMPLATE_PLURAL,
+  ANALYSIS_TEMPLATE_SHORT_NAMES,
+  CLUSTER_ANALYSIS_TEMPLATE_KIND,
+  CLUSTER_ANALYSIS_TEMPLATE_PLURAL,
+  CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES,
+  GROUP,
+  ROLLOUT_KIND,
+  ROLLOUT_PLURAL,
+  ROLLOUT_SHORT_NAMES,
+  VERSION,
+} from './keys.ts';
 import { RolloutSpecSchema, RolloutStatusSchema } from './rollout.ts';
+import {
+  AnalysisRunSpecSchema,
+  AnalysisRunStatusSchema,
+  AnalysisTemplateSpecSchema,
+} from './analysis.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -58,58 +78,56 @@ function asObject(v: Json, path: string): JsonObject {
   return v;
 }
 
-export function rolloutCrd(): JsonObject {
+interface CrdDefinition {
+  readonly kind: string;
+  readonly plural: string;
+  readonly shortNames: readonly string[];
+  readonly scope: 'Namespaced' | 'Cluster';
+  readonly categories: readonly string[];
+  readonly description: string;
+  readonly spec: TSchema;
+  readonly status?: TSchema;
+  readonly subresources?: JsonObject;
+  readonly columns: readonly JsonObject[];
+}
+
+/** One served and stored version, with a status subresource whenever the kind has a status. */
+function customResourceDefinition(d: CrdDefinition): JsonObject {
+  const properties: JsonObject = {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: toStructural(d.spec, '#/spec'),
+  };
+  if (d.status) properties.status = toStructural(d.status, '#/status');
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${ROLLOUT_PLURAL}.${GROUP}` },
+    metadata: { name: `${d.plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      scope: 'Namespaced',
+      scope: d.scope,
       names: {
-        kind: ROLLOUT_KIND,
-        listKind: `${ROLLOUT_KIND}List`,
-        plural: ROLLOUT_PLURAL,
-        singular: ROLLOUT_KIND.toLowerCase(),
-        shortNames: [...ROLLOUT_SHORT_NAMES],
-        categories: ['all', 'stepwise'],
+        kind: d.kind,
+        listKind: `${d.kind}List`,
+        plural: d.plural,
+        singular: d.kind.toLowerCase(),
+        shortNames: [...d.shortNames],
+        categories: [...d.categories],
       },
       versions: [
         {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: {
-            status: {},
-            scale: {
-              specReplicasPath: '.spec.replicas',
-              statusReplicasPath: '.status.HPAReplicas',
-              labelSelectorPath: '.status.selector',
-            },
-          },
-          additionalPrinterColumns: [
-            column('Desired', 'integer', '.spec.replicas', 'Desired pods'),
-            column('Current', 'integer', '.status.replicas', 'Total pods'),
-            column('Up-to-date', 'integer', '.status.updatedReplicas', 'Pods of the new revision'),
-            column('Available', 'integer', '.status.availableReplicas', 'Available pods'),
-            column('Phase', 'string', '.status.phase', 'Healthy, Progressing, Paused or Degraded'),
-            column('Step', 'integer', '.status.currentStepIndex', 'Current canary step index'),
-            column('Weight', 'integer', '.status.canary.weights.canary.weight', 'Canary weight'),
-            column('Age', 'date', '.metadata.creationTimestamp', 'Age'),
-          ],
+          ...(d.subresources ? { subresources: d.subresources } : {}),
+          additionalPrinterColumns: [...d.columns],
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description:
-                'A Rollout replaces a Deployment and moves to a new version step by step.',
+              description: d.description,
               required: ['spec'],
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: toStructural(RolloutSpecSchema, '#/spec'),
-                status: toStructural(RolloutStatusSchema, '#/status'),
-              },
+              properties,
             },
           },
         },
@@ -118,11 +136,97 @@ export function rolloutCrd(): JsonObject {
   };
 }
 
+export function rolloutCrd(): JsonObject {
+  return customResourceDefinition({
+    kind: ROLLOUT_KIND,
+    plural: ROLLOUT_PLURAL,
+    shortNames: ROLLOUT_SHORT_NAMES,
+    scope: 'Namespaced',
+    categories: ['all', 'stepwise'],
+    description: 'A Rollout replaces a Deployment and moves to a new version step by step.',
+    spec: RolloutSpecSchema,
+    status: RolloutStatusSchema,
+    subresources: {
+      status: {},
+      scale: {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.HPAReplicas',
+        labelSelectorPath: '.status.selector',
+      },
+    },
+    columns: [
+      column('Desired', 'integer', '.spec.replicas', 'Desired pods'),
+      column('Current', 'integer', '.status.replicas', 'Total pods'),
+      column('Up-to-date', 'integer', '.status.updatedReplicas', 'Pods of the new revision'),
+      column('Available', 'integer', '.status.availableReplicas', 'Available pods'),
+      column('Phase', 'string', '.status.phase', 'Healthy, Progressing, Paused or Degraded'),
+      column('Step', 'integer', '.status.currentStepIndex', 'Current canary step index'),
+      column('Weight', 'integer', '.status.canary.weights.canary.weight', 'Canary weight'),
+      AGE,
+    ],
+  });
+}
+
+export function analysisTemplateCrd(): JsonObject {
+  return customResourceDefinition({
+    kind: ANALYSIS_TEMPLATE_KIND,
+    plural: ANALYSIS_TEMPLATE_PLURAL,
+    shortNames: ANALYSIS_TEMPLATE_SHORT_NAMES,
+    scope: 'Namespaced',
+    categories: ['stepwise'],
+    description: 'Metrics, their provider and conditions, from which AnalysisRuns are made.',
+    spec: AnalysisTemplateSpecSchema,
+    columns: [AGE],
+  });
+}
+
+export function clusterAnalysisTemplateCrd(): JsonObject {
+  return customResourceDefinition({
+    kind: CLUSTER_ANALYSIS_TEMPLATE_KIND,
+    plural: CLUSTER_ANALYSIS_TEMPLATE_PLURAL,
+    shortNames: CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES,
+    scope: 'Cluster',
+    categories: ['stepwise'],
+    description: 'An AnalysisTemplate usable from every namespace.',
+    spec: AnalysisTemplateSpecSchema,
+    columns: [AGE],
+  });
+}
+
+export function analysisRunCrd(): JsonObject {
+  return customResourceDefinition({
+    kind: ANALYSIS_RUN_KIND,
+    plural: ANALYSIS_RUN_PLURAL,
+    shortNames: ANALYSIS_RUN_SHORT_NAMES,
+    scope: 'Namespaced',
+    categories: ['stepwise'],
+    description: 'One analysis: metrics measured on their interval until the run has a verdict.',
+    spec: AnalysisRunSpecSchema,
+    status: AnalysisRunStatusSchema,
+    subresources: { status: {} },
+    columns: [
+      column(
+        'Phase',
+        'string',
+        '.status.phase',
+        'Pending, Running, Successful, Failed, Error or Inconclusive',
+      ),
+      AGE,
+    ],
+  });
+}
+
 function column(name: string, type: string, jsonPath: string, description: string): JsonObject {
   return { name, type, jsonPath, description };
 }
 
+const AGE = column('Age', 'date', '.metadata.creationTimestamp', 'Age');
+
 /** Every CRD Stepwise installs, by the file name it is committed under in deploy/crds/. */
 export function allCrds(): ReadonlyMap<string, JsonObject> {
-  return new Map([[`${ROLLOUT_PLURAL}.${GROUP}.yaml`, rolloutCrd()]]);
+  return new Map(
+    [rolloutCrd(), analysisTemplateCrd(), clusterAnalysisTemplateCrd(), analysisRunCrd()].map(
+      (crd) => [`${(crd.metadata as JsonObject).name as string}.yaml`, crd],
+    ),
+  );
 }

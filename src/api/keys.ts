@@ -45,3 +45,14 @@ export const GITOPS_TRACKING_KEYS: readonly string[] = [
   'helm.toolkit.fluxcd.io/namespace',
   'kubectl.kubernetes.io/last-applied-configuration',
 ];
+
+/** Short names carry the `sw` prefix (like `swro`) so they never clash with an installed Argo. */
+export const ANALYSIS_TEMPLATE_KIND = 'AnalysisTemplate';
+export const ANALYSIS_TEMPLATE_PLURAL = 'analysistemplates';
+export const ANALYSIS_TEMPLATE_SHORT_NAMES = ['swat'] as const;
+export const CLUSTER_ANALYSIS_TEMPLATE_KIND = 'ClusterAnalysisTemplate';
+export const CLUSTER_ANALYSIS_TEMPLATE_PLURAL = 'clusteranalysistemplates';
+export const CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES = ['swcat'] as const;
+export const ANALYSIS_RUN_KIND = 'AnalysisRun';
+export const ANALYSIS_RUN_PLURAL = 'analysisruns';
+export const ANALYSIS_RUN_SHORT_NAMES = ['swar'] as const;

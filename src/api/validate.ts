@@ -10,17 +10,35 @@ const rolloutSpec = Compile(RolloutSpecSchema);
 
 /** Problems with a Rollout's spec, one line each (`spec.strategy.canary.steps[1]: must …`). */
 export function rolloutSpecProblems(spec: unknown): string[] {
-  if (rolloutSpec.Check(spec)) return [];
-  const errors = [...rolloutSpec.Errors(spec)];
+  return schemaProblems(rolloutSpec, spec, { kind: 'Rollout', exactlyOne: 'action' });
+}
+
+/** What a compiled schema offers: a check and its errors. */
+export interface CompiledSchema {
+  Check(value: unknown): boolean;
+  Errors(value: unknown): Iterable<SchemaError>;
+}
+
+/**
+ * Problems with `spec` against a compiled schema, one line per field. `exactlyOne` names what an
+ * object limited to one property holds (a step's "action", a metric's "provider").
+ */
+export function schemaProblems(
+  schema: CompiledSchema,
+  spec: unknown,
+  words: { readonly kind: string; readonly exactlyOne: string },
+): string[] {
+  if (schema.Check(spec)) return [];
+  const errors = [...schema.Errors(spec)];
   const problems = new Set<string>();
   for (const error of errors) {
     if (redundant(error, errors)) continue;
-    problems.add(`${fieldPath('spec', error.instancePath)}: ${describe(error)}`);
+    problems.add(`${fieldPath('spec', error.instancePath)}: ${describe(error, words.exactlyOne)}`);
   }
-  return problems.size > 0 ? [...problems] : ['spec: does not match the Rollout schema'];
+  return problems.size > 0 ? [...problems] : [`spec: does not match the ${words.kind} schema`];
 }
 
-interface SchemaError {
+export interface SchemaError {
   readonly keyword: string;
   readonly schemaPath: string;
   readonly instancePath: string;
@@ -44,7 +62,7 @@ function redundant(error: SchemaError, all: readonly SchemaError[]): boolean {
   );
 }
 
-function describe(error: SchemaError): string {
+function describe(error: SchemaError, exactlyOne: string): string {
   if (error.keyword === 'anyOf') return 'must be an integer or a string such as "25%"';
   if (error.keyword === 'additionalProperties') {
     const names = (error.params as { additionalProperties?: string[] }).additionalProperties;
@@ -55,7 +73,7 @@ function describe(error: SchemaError): string {
     return `must have ${(names ?? []).join(', ')}`;
   }
   if (error.keyword === 'maxProperties' || error.keyword === 'minProperties') {
-    return 'must set exactly one action';
+    return `must set exactly one ${exactlyOne}`;
   }
   return error.message;
 }

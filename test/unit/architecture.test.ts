@@ -15,6 +15,7 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   kube: { modules: ['api'], packages: true },
   server: { modules: ['api', 'kube'], packages: true },
   cli: { modules: ['api'], packages: true },
+  analysis: { modules: ['api', 'kube'], packages: true },
   controller: { modules: ['api', 'kube', 'rollout', 'server'], packages: true },
 };
 

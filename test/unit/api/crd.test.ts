@@ -36,6 +36,56 @@ test('the Rollout CRD has status and scale subresources and the printer columns'
   );
 });
 
+interface CrdShape {
+  spec: {
+    scope: string;
+    names: { kind: string; shortNames: string[] };
+    versions: {
+      subresources?: { status?: object };
+      additionalPrinterColumns: { name: string; jsonPath: string }[];
+      schema: { openAPIV3Schema: { properties: Record<string, unknown> } };
+    }[];
+  };
+}
+
+test('the analysis CRDs: scope, short names, status subresource on AnalysisRun only, columns', () => {
+  const read = (file: string): CrdShape =>
+    load(readFileSync(join(crdDir, file), 'utf8')) as CrdShape;
+  const rows = [
+    ['analysistemplates.stepwise.dev.yaml', 'AnalysisTemplate', 'Namespaced', 'swat', false],
+    [
+      'clusteranalysistemplates.stepwise.dev.yaml',
+      'ClusterAnalysisTemplate',
+      'Cluster',
+      'swcat',
+      false,
+    ],
+    ['analysisruns.stepwise.dev.yaml', 'AnalysisRun', 'Namespaced', 'swar', true],
+  ] as const;
+  for (const [file, kind, scope, shortName, hasStatus] of rows) {
+    const crd = read(file);
+    const version = crd.spec.versions[0];
+    assert.ok(version);
+    assert.equal(crd.spec.names.kind, kind);
+    assert.equal(crd.spec.scope, scope);
+    assert.deepEqual(crd.spec.names.shortNames, [shortName]);
+    assert.equal(
+      version.subresources?.status !== undefined,
+      hasStatus,
+      `${kind} status subresource`,
+    );
+    assert.equal('status' in version.schema.openAPIV3Schema.properties, hasStatus);
+  }
+  const run = read('analysisruns.stepwise.dev.yaml').spec.versions[0];
+  assert.deepEqual(
+    run?.additionalPrinterColumns.map((c) => [c.name, c.jsonPath]),
+    [
+      ['Phase', '.status.phase'],
+      ['Age', '.metadata.creationTimestamp'],
+    ],
+  );
+});
+
 test('structural conversion drops runtime-only keywords and refuses non-structural ones', () => {
   const strict = Type.Object({ a: Type.String() }, { additionalProperties: false });
   assert.deepEqual(toStructural(strict), {

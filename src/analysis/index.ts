@@ -1,0 +1,2 @@
+// The analysis module's public surface: run evaluation (pure), providers, condition expressions.
+export * from './evaluate/index.ts';

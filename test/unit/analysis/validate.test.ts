@@ -1,0 +1,107 @@
+// Argo's spec checks (utils/analysis/factory.go ValidateMetric / ValidateMetrics; dry-run and
+// retention rules in utils/analysis/helpers.go), and the purity of the evaluation code.
+import { test, suite } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analysisSpecProblems, metricProblems } from '../../../src/analysis/index.ts';
+import type { Metric } from '../../../src/api/index.ts';
+import { metric } from '../../fixtures/analysis/runs.ts';
+
+const rows: readonly { rule: string; metric: Partial<Metric>; problems: string[] }[] = [
+  { rule: 'defaults are valid', metric: {}, problems: [] },
+  {
+    rule: 'count > 1 needs an interval',
+    metric: { count: 3 },
+    problems: ['interval must be specified when count > 1'],
+  },
+  {
+    rule: 'failureLimit below -1',
+    metric: { failureLimit: -2 },
+    problems: ['failureLimit must be >= 0, or -1 to be disabled'],
+  },
+  {
+    rule: 'failureLimit -1 needs a consecutiveSuccessLimit',
+    metric: { failureLimit: -1 },
+    problems: ['failureLimit and consecutiveSuccessLimit cannot both be disabled'],
+  },
+  {
+    rule: 'failureLimit -1 with consecutiveSuccessLimit is valid',
+    metric: { failureLimit: -1, consecutiveSuccessLimit: 2, count: 3, interval: '1s' },
+    problems: [],
+  },
+  {
+    rule: 'count covers failureLimit + consecutiveSuccessLimit',
+    metric: { count: 3, interval: '1s', failureLimit: 2, consecutiveSuccessLimit: 2 },
+    problems: ['count (3) must be >= failureLimit + consecutiveSuccessLimit (2 + 2) if both >= 0'],
+  },
+  {
+    rule: 'count covers inconclusiveLimit',
+    metric: { count: 2, interval: '1s', inconclusiveLimit: 3 },
+    problems: ['count must be >= inconclusiveLimit'],
+  },
+  {
+    rule: 'negative consecutiveErrorLimit',
+    metric: { consecutiveErrorLimit: -1 },
+    problems: ['consecutiveErrorLimit must be >= 0'],
+  },
+  {
+    rule: 'an interval that is not a duration',
+    metric: { interval: '5 minutes' },
+    problems: [
+      'interval must be a duration such as "30s", "5m" or "1h30m" (unknown unit " minutes"), got "5 minutes"',
+    ],
+  },
+  {
+    rule: 'a limit string that is not a number (an unresolved arg)',
+    metric: { failureLimit: '{{args.limit}}' },
+    problems: ['failureLimit must be an integer, got "{{args.limit}}"'],
+  },
+  { rule: 'no provider', metric: { provider: {} }, problems: ['no provider specified'] },
+  {
+    rule: 'two providers',
+    metric: { provider: { web: { url: 'http://x' }, job: { spec: {} } } },
+    problems: ['multiple providers specified'],
+  },
+];
+
+suite('metric checks (ValidateMetric)', () => {
+  for (const row of rows) {
+    test(row.rule, () => assert.deepEqual(metricProblems(metric(row.metric)), row.problems));
+  }
+});
+
+test('spec checks: no metrics, duplicate names, dry-run and retention rules must match', () => {
+  assert.deepEqual(analysisSpecProblems({ metrics: [] }), ['no metrics specified']);
+  assert.deepEqual(
+    analysisSpecProblems({
+      metrics: [metric({ name: 'a' }), metric({ name: 'a' }), metric({ name: 'success-rate' })],
+      dryRun: [{ metricName: 'success' }, { metricName: 'latency' }, { metricName: '(' }],
+      measurementRetention: [
+        { metricName: 'a', limit: 20 },
+        { metricName: 'nope', limit: 1 },
+      ],
+    }),
+    [
+      "metrics[1]: duplicate name 'a'",
+      "dryRun[1]: Rule didn't match any metric name(s)",
+      'dryRun[2]: invalid regular expression "("',
+      "measurementRetention[1]: Rule didn't match any metric name(s)",
+    ],
+  );
+});
+
+test('evaluation code is pure: it imports only src/api types and itself', () => {
+  const dir = join(import.meta.dirname, '..', '..', '..', 'src', 'analysis', 'evaluate');
+  const bad: string[] = [];
+  for (const file of readdirSync(dir)) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    for (const m of text.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)) {
+      const spec = m[1] ?? '';
+      if (!spec.startsWith('./') && spec !== '../../api/index.ts') bad.push(`${file}: ${spec}`);
+    }
+    if (/\bDate\.now\(|new Date\(\)|process\.|Math\.random/.test(text))
+      bad.push(`${file}: clock/env/random`);
+  }
+  assert.deepEqual(bad, []);
+});
