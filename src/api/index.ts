@@ -6,3 +6,5 @@ export * from './analysis.ts';
 export { rolloutSpecProblems, fieldPath } from './validate.ts';
 export { analysisTemplateSpecProblems, analysisRunSpecProblems } from './analysis-validate.ts';
 export type * from './k8s.ts';
+export { parseGoDuration, GO_MAX_DURATION_NS } from './duration.ts';
+export type { DurationResult } from './duration.ts';

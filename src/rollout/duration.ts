@@ -5,28 +5,13 @@
 // `"1.5h"`, `"500ms"`) as parsed by Go's `time.ParseDuration`. Anything else, and anything
 // negative, is invalid (Argo: "Duration needs to be greater than 0").
 
-export type DurationResult =
-  { readonly ok: true; readonly value: number } | { readonly ok: false; readonly error: string };
+import { parseGoDuration as parseAnyGoDuration } from '../api/index.ts';
+import type { DurationResult } from '../api/index.ts';
+
+export type { DurationResult };
 
 /** Argo stores pause seconds as int32. */
 export const MAX_DURATION_SECONDS = 2 ** 31 - 1;
-const MAX_NS = BigInt(MAX_DURATION_SECONDS) * 1_000_000_000n;
-
-// Nanoseconds per unit, as in Go's time package (both micro signs are accepted there).
-const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
-  ['ns', 1n],
-  ['us', 1_000n],
-  ['\u00b5s', 1_000n],
-  ['\u03bcs', 1_000n],
-  ['ms', 1_000_000n],
-  ['s', 1_000_000_000n],
-  ['m', 60_000_000_000n],
-  ['h', 3_600_000_000_000n],
-]);
-
-// One `<number><unit>` component: digits, an optional fraction, then a unit made of anything
-// that is not a digit or a dot (Go's rule; unknown units are rejected below).
-const COMPONENT = /([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/y;
 
 function fail(error: string): DurationResult {
   return { ok: false, error };
@@ -34,40 +19,6 @@ function fail(error: string): DurationResult {
 
 function tooLarge(s: string): DurationResult {
   return fail(`must be at most ${MAX_DURATION_SECONDS} seconds, got ${JSON.stringify(s)}`);
-}
-
-/**
- * Parses a Go duration string (`time.ParseDuration` grammar: a sequence of decimal numbers, each
- * with an optional fraction and a unit ns, us, µs, ms, s, m, h; an optional leading `+`; `"0"`
- * alone) into whole milliseconds (sub-millisecond parts are truncated). Negative durations and
- * anything above {@link MAX_DURATION_SECONDS} are rejected.
- */
-export function parseGoDuration(s: string): DurationResult {
-  const bad = (why: string): DurationResult =>
-    fail(`must be a duration such as "30s", "5m" or "1h30m" (${why}), got ${JSON.stringify(s)}`);
-  let rest = s;
-  if (rest.startsWith('-')) return fail(`must not be negative, got ${JSON.stringify(s)}`);
-  if (rest.startsWith('+')) rest = rest.slice(1);
-  if (rest === '0') return { ok: true, value: 0 };
-  if (rest === '') return bad('empty');
-  let ns = 0n;
-  let pos = 0;
-  while (pos < rest.length) {
-    COMPONENT.lastIndex = pos;
-    const m = COMPONENT.exec(rest);
-    const whole = m?.[1] ?? '';
-    const frac = m?.[2] ?? '';
-    const unit = m?.[3] ?? '';
-    if (m === null || (whole === '' && frac === '')) return bad('a number is missing');
-    if (unit === '') return bad('a unit is missing');
-    const perUnit = UNIT_NS.get(unit);
-    if (perUnit === undefined) return bad(`unknown unit ${JSON.stringify(unit)}`);
-    ns += BigInt(whole === '' ? '0' : whole) * perUnit;
-    if (frac !== '') ns += (BigInt(frac) * perUnit) / 10n ** BigInt(frac.length);
-    if (ns > MAX_NS) return tooLarge(s);
-    pos = COMPONENT.lastIndex;
-  }
-  return { ok: true, value: Number(ns / 1_000_000n) };
 }
 
 /**
@@ -90,4 +41,9 @@ export function parsePauseDuration(v: number | string): DurationResult {
     return { ok: true, value: Number(seconds) * 1000 };
   }
   return parseGoDuration(v);
+}
+
+/** A Go duration string up to {@link MAX_DURATION_SECONDS}, in milliseconds. */
+export function parseGoDuration(s: string): DurationResult {
+  return parseAnyGoDuration(s, BigInt(MAX_DURATION_SECONDS) * 1_000_000_000n);
 }

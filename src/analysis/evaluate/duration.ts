@@ -1,53 +1,13 @@
 /**
  * Go duration strings (`time.ParseDuration`: "30s", "5m", "1h30m", "1.5h", "500ms"), as Argo
  * reads a metric's `interval`, `initialDelay` and `rangeQuery.step`, in whole milliseconds.
- * Pure, never throws. (src/rollout has the same grammar for pause durations; the import arrows
- * keep the two modules apart.) Negative durations are refused: Go accepts them, but a negative
- * interval would only mean "measure on every pass".
+ * Pure, never throws; the grammar is src/api/duration.ts, shared with pause durations.
  */
-export type Parsed =
-  { readonly ok: true; readonly value: number } | { readonly ok: false; readonly error: string };
+import { parseGoDuration } from '../../api/index.ts';
+import type { DurationResult } from '../../api/index.ts';
 
-const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
-  ['ns', 1n],
-  ['us', 1_000n],
-  ['\u00b5s', 1_000n],
-  ['\u03bcs', 1_000n],
-  ['ms', 1_000_000n],
-  ['s', 1_000_000_000n],
-  ['m', 60_000_000_000n],
-  ['h', 3_600_000_000_000n],
-]);
-/** Go's limit: durations are int64 nanoseconds (about 292 years). */
-const MAX_NS = 2n ** 63n - 1n;
-const COMPONENT = /([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/y;
+export type Parsed = DurationResult;
 
 export function parseDuration(s: string): Parsed {
-  const bad = (why: string): Parsed => ({
-    ok: false,
-    error: `must be a duration such as "30s", "5m" or "1h30m" (${why}), got ${JSON.stringify(s)}`,
-  });
-  let rest = s;
-  if (rest.startsWith('-')) return { ok: false, error: `must not be negative, got "${s}"` };
-  if (rest.startsWith('+')) rest = rest.slice(1);
-  if (rest === '0') return { ok: true, value: 0 };
-  if (rest === '') return bad('empty');
-  let ns = 0n;
-  let pos = 0;
-  while (pos < rest.length) {
-    COMPONENT.lastIndex = pos;
-    const m = COMPONENT.exec(rest);
-    const whole = m?.[1] ?? '';
-    const frac = m?.[2] ?? '';
-    const unit = m?.[3] ?? '';
-    if (m === null || (whole === '' && frac === '')) return bad('a number is missing');
-    if (unit === '') return bad('a unit is missing');
-    const perUnit = UNIT_NS.get(unit);
-    if (perUnit === undefined) return bad(`unknown unit ${JSON.stringify(unit)}`);
-    ns += BigInt(whole === '' ? '0' : whole) * perUnit;
-    if (frac !== '') ns += (BigInt(frac) * perUnit) / 10n ** BigInt(frac.length);
-    if (ns > MAX_NS) return bad('too large');
-    pos = COMPONENT.lastIndex;
-  }
-  return { ok: true, value: Number(ns / 1_000_000n) };
+  return parseGoDuration(s);
 }
