@@ -99,6 +99,14 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
   }
 }
 
+/** A Rollout with both Services, whose broken image never becomes Ready. */
+function simOf(spec: Partial<RolloutSpec>): Sim {
+  const sim = new Sim(rolloutFixture(spec));
+  sim.unreadyImages.add(BROKEN);
+  for (const name of ['web-canary', 'web-stable']) sim.services.set(name, serviceFixture(name));
+  return sim;
+}
+
 /** Passes at one instant until one writes nothing; the number of passes that wrote. */
 function converge(sim: Sim): number {
   for (let i = 0; i < MAX_PASSES; i++) if (sim.pass().writes.length === 0) return i;
@@ -109,10 +117,7 @@ describe('every state is a fixed point', () => {
   it('passes that observe nothing new stop writing, now and a moment later', () => {
     fc.assert(
       fc.property(specs, fc.array(actions, { maxLength: 40 }), (spec, history) => {
-        const sim = new Sim(rolloutFixture(spec));
-        sim.unreadyImages.add(BROKEN);
-        for (const name of ['web-canary', 'web-stable'])
-          sim.services.set(name, serviceFixture(name));
+        const sim = simOf(spec);
         const version = { n: 1 };
         for (const a of history) act(sim, a, version);
 
@@ -132,10 +137,7 @@ describe('every state is a fixed point', () => {
   it('timestamps move only with what they describe', () => {
     fc.assert(
       fc.property(specs, fc.array(actions, { maxLength: 40 }), (spec, history) => {
-        const sim = new Sim(rolloutFixture(spec));
-        sim.unreadyImages.add(BROKEN);
-        for (const name of ['web-canary', 'web-stable'])
-          sim.services.set(name, serviceFixture(name));
+        const sim = simOf(spec);
         const version = { n: 1 };
         for (const a of history) {
           const before = structuredClone(sim.rollout.status?.conditions ?? []);
