@@ -21,6 +21,13 @@ export interface ControllerConfig {
   readonly burst: number;
 }
 
+/**
+ * The process's exit codes (in `--help`). `leaseLost` is not a crash: the replica stopped working
+ * because it could not renew the leader Lease in time (another may now lead); its Deployment
+ * restarts it and it campaigns again.
+ */
+export const ExitCode = { ok: 0, failed: 1, badFlags: 2, leaseLost: 3 } as const;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -33,7 +40,10 @@ const USAGE = `stepwise-controller [flags]
   --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
   --identity ID              holder identity (default: hostname_pid)
   --log-level LEVEL          debug|info|warn|error (default info)
-  --qps N / --burst N        API client rate limit (default 50 / 100)`;
+  --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
+                             (default 50 / 100; Lease renewals are exempt)
+exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
+            3 leader Lease lost (not renewed within the renew deadline)`;
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ControllerConfig {
   const { values } = parseArgs({

@@ -18,6 +18,7 @@ import { kubeListWatch } from '../kube/listwatch.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
+import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
 import { startInternalServer } from '../server/internal.ts';
 import {
@@ -31,7 +32,7 @@ import {
   slimPod,
   slimService,
 } from './caches.ts';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, ExitCode, parseConfig } from './config.ts';
 import { jsonLogger } from './logger.ts';
 import { ControllerMetrics } from './metrics.ts';
 import type { Key } from './reconciler.ts';
@@ -47,14 +48,21 @@ async function main(): Promise<number> {
   } catch (err) {
     if (!(err instanceof ConfigError) && !(err instanceof TypeError)) throw err;
     process.stderr.write(`${err.message}\n`);
-    return 2;
+    return ExitCode.badFlags;
   }
   const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
   const clock = systemClock;
   const kc = new KubeConfig();
   kc.loadFromDefault();
   const metrics = new ControllerMetrics();
-  const api = kubeApiFromConfig(kc, { onRequest: (info) => metrics.request(info) });
+  const onRequest = metrics.request;
+  // --qps/--burst: one bucket for every request the controller makes (client-go semantics).
+  const limiter = new TokenBucket(clock, { qps: config.qps, burst: config.burst });
+  const api = kubeApiFromConfig(kc, { onRequest, limiter });
+  // Lease renewals bypass the bucket: under load (1,000 Rollouts settling) it can hold requests
+  // for seconds, and a renewal that waits past the renew deadline loses leadership, which stops
+  // all work. They are 1 request per retry period, so the cap stays meaningful.
+  const leaseApi = kubeApiFromConfig(kc, { onRequest });
   const ns = config.namespace;
 
   const hashed = { labelSelector: POD_TEMPLATE_HASH_LABEL };
@@ -64,6 +72,7 @@ async function main(): Promise<number> {
     indexers: rolloutIndexers,
     clock,
     logger: log,
+    onResumed: requeueAll,
   });
   const replicaSets = new Informer<ReplicaSet & KubeObject>({
     name: 'replicasets',
@@ -71,6 +80,7 @@ async function main(): Promise<number> {
     indexers: replicaSetIndexers,
     clock,
     logger: log,
+    onResumed: requeueAll,
     ...hashed,
   });
   const pods = new Informer<Pod & KubeObject>({
@@ -80,6 +90,7 @@ async function main(): Promise<number> {
     transform: slimPod,
     clock,
     logger: log,
+    onResumed: requeueAll,
     ...hashed,
   });
   const services = new Informer<Service & KubeObject>({
@@ -88,12 +99,19 @@ async function main(): Promise<number> {
     transform: slimService,
     clock,
     logger: log,
+    onResumed: requeueAll,
   });
   const informers = [rollouts, replicaSets, pods, services];
   const stores = { rollouts, replicaSets, pods, services };
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
   const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
+  // After an API outage, Rollouts whose passes failed wait out their backoff (up to 10 s); the
+  // informers reaching the server again send them all back through at once (adds collapse).
+  function requeueAll(): void {
+    if (!leading) return;
+    for (const key of stores.rollouts.keys()) queue.add(key as Key);
+  }
   const enqueue = (keys: readonly (Key | undefined)[]): void => {
     for (const k of keys) if (k !== undefined) queue.add(k);
   };
@@ -172,9 +190,10 @@ async function main(): Promise<number> {
     log.info('workers started', { workers: config.workers });
   };
 
+  let shutdown: (why: string, code: number) => void = () => undefined;
   const elector = config.leaderElect
     ? new LeaderElector({
-        client: kubeLeaseClient(api),
+        client: kubeLeaseClient(leaseApi),
         namespace: config.leaseNamespace,
         name: LEASE_NAME,
         identity: config.identity,
@@ -182,21 +201,25 @@ async function main(): Promise<number> {
         logger: log,
         onStartedLeading: () => startWorkers(),
         onStoppedLeading: () => {
-          // Another replica may already act: stop at once rather than race it. (A stop() on
-          // shutdown also lands here, after the workers have drained.)
+          // Another replica may already act: stop at once rather than race it, and exit so the
+          // Deployment restarts us as a candidate. (A stop() on shutdown also lands here.)
           if (stop.signal.aborted) return;
-          log.error('leadership lost, exiting');
-          process.exit(1);
+          log.error('leader Lease lost: not renewed within the renew deadline; exiting', {
+            lease: `${config.leaseNamespace}/${LEASE_NAME}`,
+            exitCode: ExitCode.leaseLost,
+          });
+          shutdown('lease lost', ExitCode.leaseLost);
         },
       })
     : undefined;
 
   const done = new Promise<number>((resolve) => {
-    const shutdown = (signal: string): void => {
+    // On a lost Lease the caller has logged why; a signal's shutdown is logged here.
+    shutdown = (why, code) => {
       if (stop.signal.aborted) return;
-      log.info('shutting down', { signal });
+      if (code === ExitCode.ok) log.info('shutting down', { signal: why });
       stop.abort();
-      const forced = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
+      const forced = setTimeout(() => resolve(code || ExitCode.failed), SHUTDOWN_GRACE_MS);
       forced.unref();
       void (async () => {
         await queue.shutDown({ drain: true });
@@ -206,14 +229,14 @@ async function main(): Promise<number> {
         await recorder.flush();
         await server.close();
         clearTimeout(forced);
-        log.info('stopped');
-        resolve(0);
+        if (code === ExitCode.ok) log.info('stopped');
+        resolve(code);
       })();
     };
     // An operator's tool: a heap snapshot of a running controller, written to the working dir.
     process.on('SIGUSR2', () => log.info('heap snapshot written', { file: writeHeapSnapshot() }));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM', ExitCode.ok));
+    process.once('SIGINT', () => shutdown('SIGINT', ExitCode.ok));
   });
 
   if (elector) {

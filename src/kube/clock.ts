@@ -10,13 +10,46 @@ export interface Clock {
   after(ms: number, fn: () => void): () => void;
 }
 
-export const systemClock: Clock = {
+/** The longest delay `setTimeout` honours; Node clamps anything longer to 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const nodeClock: Clock = {
   now: () => Date.now(),
   after(ms, fn) {
     const t = setTimeout(fn, Math.max(0, ms));
     return () => clearTimeout(t);
   },
 };
+
+/**
+ * `clock` with no timer longer than `maxMs`: a longer delay (a 720 h pause, a `restartAt` years
+ * ahead) is armed in steps of at most `maxMs` and re-armed until the real deadline, because Node
+ * turns a `setTimeout` past 2^31−1 ms into a 1 ms timer (and a TimeoutOverflowWarning), which
+ * made an idle controller spin. Delays within the cap are passed through unchanged.
+ */
+export function withCappedTimers(clock: Clock, maxMs: number = MAX_TIMER_MS): Clock {
+  if (!(maxMs >= 1)) throw new RangeError('withCappedTimers needs maxMs >= 1');
+  return {
+    now: () => clock.now(),
+    after(ms, fn) {
+      const delay = Math.max(0, ms);
+      if (delay <= maxMs) return clock.after(delay, fn);
+      const deadline = clock.now() + delay;
+      let cancel = (): void => undefined;
+      const arm = (left: number): void => {
+        cancel = clock.after(Math.min(left, maxMs), () => {
+          const rest = deadline - clock.now();
+          if (rest > 0) arm(rest);
+          else fn();
+        });
+      };
+      arm(delay);
+      return () => cancel();
+    },
+  };
+}
+
+export const systemClock: Clock = withCappedTimers(nodeClock);
 
 /**
  * Resolves after `ms` on `clock`, or at once when `signal` aborts (it never rejects: callers

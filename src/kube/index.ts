@@ -1,5 +1,12 @@
 /** src/kube: cluster access. The public surface; other modules import from here. */
-export { systemClock, sleep, microTime, type Clock } from './clock.ts';
+export {
+  systemClock,
+  sleep,
+  microTime,
+  withCappedTimers,
+  MAX_TIMER_MS,
+  type Clock,
+} from './clock.ts';
 export {
   ExponentialBackoffRateLimiter,
   BucketRateLimiter,
@@ -63,6 +70,7 @@ export {
   type WatchStream,
   type Query,
 } from './rest.ts';
+export { TokenBucket, type RequestLimiter, type TokenBucketOptions } from './throttle.ts';
 export type {
   KubeApi,
   ApplyOptions,

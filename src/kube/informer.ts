@@ -7,7 +7,9 @@
  *   watchdog restarts a watch that has sent nothing for `watchdogMs` (default 3 min), from the
  *   last resourceVersion (no LIST).
  * - Server-side timeout (`timeoutSeconds`, 5–10 min, jittered): re-watch at once, no LIST.
- * - Errors: jittered exponential backoff capped at 30 s; honours Retry-After.
+ * - Errors: jittered backoff from 800 ms (client-go's reflector), capped at 2 s: back within ~2 s
+ *   of an API server's return (a 30 s cap idled up to 30 s), yet 1 request / 1-2 s per informer
+ *   does not hammer a dead server; honours Retry-After. `onResumed` tells the owner it is back.
  * Periodic re-LIST is off by default: an idle controller makes no LISTs after its caches sync.
  */
 import { sleep, systemClock, type Clock } from './clock.ts';
@@ -43,11 +45,13 @@ export interface InformerOptions<T extends KubeObject> extends Selectors {
   readonly watchTimeoutSeconds?: number;
   /** Restart a watch silent for this long. Default 180 000 (bookmarks come about every 60 s). */
   readonly watchdogMs?: number;
-  /** Backoff after errors: first delay and cap. Defaults 800 ms and 30 s. */
+  /** Backoff after errors: first delay and cap. Defaults 800 ms and 2 s. */
   readonly backoffInitialMs?: number;
   readonly backoffMaxMs?: number;
   /** Re-LIST this often even when nothing failed. Default: never. */
   readonly relistIntervalMs?: number;
+  /** The server answers again after failures: re-queue work waiting out a backoff. No throw. */
+  readonly onResumed?: () => void;
 }
 
 export interface InformerStats {
@@ -85,6 +89,8 @@ export class Informer<T extends KubeObject> implements Cache<T> {
   #lastListAt = 0;
   #session: WatchSession | undefined;
   #running: Promise<void> | undefined;
+  /** A list or watch failed since the last success. */
+  #failing = false;
 
   constructor(opts: InformerOptions<T>) {
     this.#o = opts;
@@ -147,6 +153,7 @@ export class Informer<T extends KubeObject> implements Cache<T> {
         if (this.#rv === undefined) {
           await this.#listAll();
           failures = 0;
+          this.#resumed();
         }
         phase = 'watch';
         const started = this.#clock.now();
@@ -170,6 +177,7 @@ export class Informer<T extends KubeObject> implements Cache<T> {
           this.#rv = undefined;
           continue;
         }
+        this.#failing = true;
         failures++;
         this.#log.warn(`informer ${this.#o.name ?? ''}: ${phase} failed`, {
           error: errorText(err),
@@ -180,9 +188,15 @@ export class Informer<T extends KubeObject> implements Cache<T> {
     }
   }
 
+  #resumed(): void {
+    if (!this.#failing) return;
+    this.#failing = false;
+    this.#o.onResumed?.();
+  }
+
   #backoff(failures: number, err?: unknown): Promise<void> {
     const initial = this.#o.backoffInitialMs ?? 800;
-    const max = this.#o.backoffMaxMs ?? 30_000;
+    const max = this.#o.backoffMaxMs ?? 2_000;
     const ceiling = Math.min(max, initial * 2 ** Math.min(failures - 1, 30));
     let ms = ceiling / 2 + (this.#random() * ceiling) / 2; // "equal jitter": never above the cap
     const retryAfter = err instanceof ApiStatusError ? err.retryAfterSeconds : undefined;
@@ -250,6 +264,7 @@ export class Informer<T extends KubeObject> implements Cache<T> {
       watchdogMs: this.#o.watchdogMs ?? 180_000,
       ...(every === undefined ? {} : { relistAt: this.#lastListAt + every }),
       onEvent: (e) => this.#apply(e),
+      onStarted: () => this.#resumed(),
       onWatchdog: (idleMs) => {
         this.stats.watchdogRestarts++;
         this.#log.warn(`informer ${this.#o.name ?? ''}: watch silent, restarting`, { idleMs });

@@ -115,7 +115,8 @@ export class LeaderElector {
       ) {
         lastRenew = this.#clock.now();
       } else if (this.#clock.now() >= deadline) {
-        this.#log.error('leader election: lost the lease (renew deadline passed)', {
+        // Debug only: onStoppedLeading's owner says what happens next, in one line.
+        this.#log.debug('leader election: lost the lease (renew deadline passed)', {
           lease: this.#name,
         });
         break;

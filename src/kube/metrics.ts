@@ -2,7 +2,8 @@
  * prom-client adapters for the hooks in src/kube: the work queue's `QueueMetrics` (client-go's
  * `workqueue_*` family, label `name`) and the REST client's per-request hook
  * (`controller_clientset_k8s_request_total`, as Argo Rollouts names it, but with low-cardinality
- * labels only: verb, resource, code; never object names or namespaces).
+ * labels only: verb, resource, code; never object names or namespaces), with the time spent
+ * waiting for the client rate limiter.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RequestInfo } from './rest.ts';
@@ -75,8 +76,20 @@ export function requestMetrics(registry: Registry): (info: RequestInfo) => void 
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
+  // client-go's rest_client_rate_limiter_duration_seconds (same buckets), in this family's names.
+  const rateLimiterWait = new Histogram({
+    name: 'controller_clientset_k8s_rate_limiter_duration_seconds',
+    help: 'Time API requests waited for the client rate limiter (--qps/--burst), by verb and resource.',
+    labelNames: ['verb', 'resource'] as const,
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    registers,
+  });
   return (info) => {
-    total.inc({ verb: info.verb, resource: info.resource, code: info.code });
-    duration.observe({ verb: info.verb, resource: info.resource }, info.durationMs / 1000);
+    const labels = { verb: info.verb, resource: info.resource };
+    total.inc({ ...labels, code: info.code });
+    duration.observe(labels, info.durationMs / 1000);
+    if (info.rateLimiterWaitMs !== undefined) {
+      rateLimiterWait.observe(labels, info.rateLimiterWaitMs / 1000);
+    }
   };
 }

@@ -15,6 +15,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { apiStatusError, KubeTransportError, toApiError, type ApiError } from './errors.ts';
+import type { RequestLimiter } from './throttle.ts';
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -48,6 +49,8 @@ export interface RequestInfo {
   /** HTTP status as text, or `error` when no response came. */
   readonly code: string;
   readonly durationMs: number;
+  /** Time spent waiting for the client's rate limiter before sending (absent without one). */
+  readonly rateLimiterWaitMs?: number;
 }
 
 export interface RequestMeta {
@@ -98,26 +101,32 @@ export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
 
 export interface RestClientOptions {
   readonly onRequest?: (info: RequestInfo) => void;
-  /** Abort a non-watch request after this long. Default 30 s. */
+  /** Abort a non-watch request after this long (not counting the rate limiter). Default 30 s. */
   readonly timeoutMs?: number;
+  /** Every request (watch starts included) waits here first; share one across clients. */
+  readonly limiter?: RequestLimiter;
 }
 
 export class RestClient {
   readonly #transport: HttpTransport;
   readonly #onRequest: ((info: RequestInfo) => void) | undefined;
   readonly #timeoutMs: number;
+  readonly #limiter: RequestLimiter | undefined;
 
   constructor(transport: HttpTransport, opts: RestClientOptions = {}) {
     this.#transport = transport;
     this.#onRequest = opts.onRequest;
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#limiter = opts.limiter;
   }
 
   /** Sends a request and parses the JSON answer; throws an `ApiError` for anything but 2xx. */
   async request<T>(req: HttpRequest, meta: RequestMeta): Promise<T> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-    const res = await this.#send({ ...req, signal, headers: withAccept(req.headers) }, meta);
+    const res = await this.#send(
+      { ...req, headers: withAccept(req.headers) },
+      meta,
+      this.#timeoutMs,
+    );
     const text = await res.text().catch((err: unknown) => Promise.reject(toApiError(err)));
     if (res.status < 200 || res.status > 299) {
       throw apiStatusError(res.status, text, res.header('retry-after'));
@@ -172,13 +181,27 @@ export class RestClient {
     };
   }
 
-  async #send(req: HttpRequest, meta: RequestMeta): Promise<HttpResponse> {
+  /** The one way out to the server: rate limit, then send (with `timeoutMs` from the send). */
+  async #send(req: HttpRequest, meta: RequestMeta, timeoutMs?: number): Promise<HttpResponse> {
+    let waited: { rateLimiterWaitMs: number } | undefined;
+    if (this.#limiter) {
+      try {
+        waited = { rateLimiterWaitMs: await this.#limiter.wait(req.signal) };
+      } catch (err) {
+        throw toApiError(err);
+      }
+    }
+    let signal = req.signal;
+    if (timeoutMs !== undefined) {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      signal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    }
     const start = performance.now();
     const report = (code: string): void =>
-      this.#onRequest?.({ ...meta, code, durationMs: performance.now() - start });
+      this.#onRequest?.({ ...meta, code, durationMs: performance.now() - start, ...waited });
     let res: HttpResponse;
     try {
-      res = await this.#transport.send(req);
+      res = await this.#transport.send(signal ? { ...req, signal } : req);
     } catch (err) {
       report('error');
       throw toApiError(err);

@@ -22,6 +22,8 @@ export interface WatchSessionOptions<T extends KubeObject> {
   /** Handles one event; throwing a 410 error ends the session `gone`, anything else fails it. */
   readonly onEvent: (e: WatchEvent<T>) => void;
   readonly onWatchdog?: (idleMs: number) => void;
+  /** The server accepted the watch (it is open; events may follow). */
+  readonly onStarted?: () => void;
 }
 
 export interface WatchSession {
@@ -88,6 +90,7 @@ export function startWatch<T extends KubeObject>(o: WatchSessionOptions<T>): Wat
     o.source.watch(o.watch, onEvent, onDone).then((h) => {
       handle = h;
       if (settled) h.abort();
+      else o.onStarted?.();
     }, fail);
   });
   return { done, end: (outcome) => end(outcome) };

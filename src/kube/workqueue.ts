@@ -12,7 +12,7 @@
  * dirty is not scheduled: the pass about to run re-derives its own timers (level-triggered), and
  * a worker's own `addAfter(key)` while it holds a clean key is kept, in either order with `done`.
  */
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, withCappedTimers, type Clock } from './clock.ts';
 import { MinHeap } from './heap.ts';
 import { ExponentialBackoffRateLimiter, type RateLimiter } from './ratelimit.ts';
 
@@ -94,7 +94,9 @@ export class RateLimitingQueue<K extends string> implements WorkQueue<K> {
   #timer: { readonly at: number; readonly cancel: () => void } | undefined;
 
   constructor(opts: WorkQueueOptions<K> = {}) {
-    this.#clock = opts.clock ?? systemClock;
+    // Delays come from Rollouts (a 720 h pause, a `restartAt` years ahead): whatever clock is
+    // injected, the one timer must never exceed what setTimeout can hold.
+    this.#clock = withCappedTimers(opts.clock ?? systemClock);
     this.#limiter = opts.rateLimiter ?? new ExponentialBackoffRateLimiter<K>();
     this.#metrics = opts.metrics;
   }

@@ -48,6 +48,14 @@ export interface Cluster {
   readonly processes: readonly { readonly name: ComponentName; readonly pid: number }[];
   /** Milliseconds from the start call until each milestone. */
   readonly timings: Readonly<Record<string, number>>;
+  /**
+   * Kills kube-apiserver alone (SIGKILL: a crash, the outage starts at once; SIGTERM would keep
+   * it serving through its graceful shutdown), leaving etcd and the rest running: for API-outage
+   * tests. `startApiserver` brings it back on the same port with the
+   * same etcd and certificates, and resolves once /readyz answers.
+   */
+  stopApiserver(): Promise<void>;
+  startApiserver(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +101,7 @@ class ControlPlane implements Cluster {
   readonly #procs: ComponentProcess[] = [];
   readonly #untrack: () => void;
   #api: KubeHttp | undefined;
+  #layout: Layout | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(
@@ -135,6 +144,7 @@ class ControlPlane implements Cluster {
       kubeconfigs,
       kwokConfig: join(d, 'kwok.yaml'),
     };
+    this.#layout = layout;
     await Promise.all([
       writeKubeconfig(kubeconfigs.admin, this.server, pki.caFile, pki.admin),
       writeKubeconfig(
@@ -180,6 +190,30 @@ class ControlPlane implements Cluster {
       ),
     ]);
     this.#log(`ready in ${(this.#mark('ready') / 1000).toFixed(1)}s (${this.server})`);
+  }
+
+  async stopApiserver(): Promise<void> {
+    const apiserver = this.#procs.find((p) => p.name === 'kube-apiserver' && !p.exitInfo);
+    if (!apiserver) throw new Error('kube-apiserver is not running');
+    apiserver.killNow();
+    await apiserver.exited;
+    this.#procs.splice(this.#procs.indexOf(apiserver), 1);
+    writeOwnerRecord(
+      this.dataDir,
+      this.#procs.map((p) => p.pid),
+    );
+  }
+
+  async startApiserver(): Promise<void> {
+    if (!this.#layout || !this.#api) throw new Error('the cluster was never started');
+    if (this.#procs.some((p) => p.name === 'kube-apiserver')) {
+      throw new Error('kube-apiserver is already running');
+    }
+    const api = this.#api;
+    this.#spawn('kube-apiserver', this.#layout);
+    await this.#waitFor('kube-apiserver', 'kube-apiserver /readyz', () =>
+      ready.apiserverReady(api),
+    );
   }
 
   stop(): Promise<void> {
