@@ -56,3 +56,6 @@ export const CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES = ['swcat'] as const;
 export const ANALYSIS_RUN_KIND = 'AnalysisRun';
 export const ANALYSIS_RUN_PLURAL = 'analysisruns';
 export const ANALYSIS_RUN_SHORT_NAMES = ['swar'] as const;
+/** Argo's labels on the AnalysisRuns a Rollout creates (dashboards select on them). */
+export const ANALYSIS_TYPE_LABEL = 'rollout-type';
+export const ANALYSIS_STEP_INDEX_LABEL = 'step-index';

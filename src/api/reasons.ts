@@ -45,6 +45,11 @@ export const Reason = {
   RolloutRestarted: 'RolloutRestarted',
   DeletedOldReplicaSet: 'DeletedOldReplicaSet',
   SkipSteps: 'SkipSteps',
+  AnalysisRunFailed: 'AnalysisRunFailed',
+  AnalysisRunError: 'AnalysisRunError',
+  AnalysisRunInconclusive: 'AnalysisRunInconclusive',
+  AnalysisRunSuccessful: 'AnalysisRunSuccessful',
+  AnalysisTemplateNotFound: 'AnalysisTemplateNotFound',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
 } as const;

@@ -5,6 +5,8 @@
  */
 import Type, { type Static } from 'typebox';
 import type { V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
+import { DryRunSchema, FieldRefSchema, MeasurementRetentionSchema } from './analysis.ts';
+import { PodTemplateHashValues } from './analysis.ts';
 import { IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
 
 const NonNegInt = (description: string): ReturnType<typeof Type.Integer> =>
@@ -49,11 +51,55 @@ export const PauseSchema = Strict({
   ),
 });
 
+/** An argument a Rollout gives its analysis: a value, the stable or latest pod hash, or a field
+ *  of the Rollout (Argo's AnalysisRunArgument; Secrets are the template's business). */
+export const RolloutAnalysisArgSchema = Strict({
+  name: Type.String({ minLength: 1 }),
+  value: Type.Optional(Type.String()),
+  valueFrom: Type.Optional(
+    Strict(
+      {
+        podTemplateHashValue: Type.Optional(StringEnum(PodTemplateHashValues)),
+        fieldRef: Type.Optional(FieldRefSchema),
+      },
+      { minProperties: 1, maxProperties: 1, description: 'Exactly one source.' },
+    ),
+  ),
+});
+
+const analysisFields = {
+  templates: Type.Array(
+    Strict({
+      templateName: Type.String({ minLength: 1 }),
+      clusterScope: Type.Optional(
+        Type.Boolean({ description: 'A ClusterAnalysisTemplate rather than an AnalysisTemplate.' }),
+      ),
+    }),
+    { minItems: 1, description: 'Templates merged into one AnalysisRun.' },
+  ),
+  args: Type.Optional(Type.Array(RolloutAnalysisArgSchema)),
+  dryRun: Type.Optional(Type.Array(DryRunSchema)),
+  measurementRetention: Type.Optional(Type.Array(MeasurementRetentionSchema)),
+  analysisRunMetadata: Type.Optional(
+    Strict({ labels: Type.Optional(StringMap), annotations: Type.Optional(StringMap) }),
+  ),
+};
+
+/** A step's analysis: the next step waits for its run to succeed. */
+export const RolloutAnalysisSchema = Strict(analysisFields);
+
+/** Background analysis: runs beside the steps from `startingStep` on. */
+export const BackgroundAnalysisSchema = Strict({
+  ...analysisFields,
+  startingStep: Type.Optional(NonNegInt('Step index at which the run starts. Default 0.')),
+});
+
 export const CanaryStepSchema = Strict(
   {
     setWeight: Type.Optional(Type.Integer({ format: 'int32', description: 'Canary weight, %.' })),
     pause: Type.Optional(PauseSchema),
     setCanaryScale: Type.Optional(SetCanaryScaleSchema),
+    analysis: Type.Optional(RolloutAnalysisSchema),
   },
   { minProperties: 1, maxProperties: 1, description: 'One action per step.' },
 );
@@ -70,6 +116,7 @@ export const CanaryStrategySchema = Strict({
   dynamicStableScale: Type.Optional(Type.Boolean()),
   canaryMetadata: Type.Optional(PodMetadataSchema),
   stableMetadata: Type.Optional(PodMetadataSchema),
+  analysis: Type.Optional(BackgroundAnalysisSchema),
 });
 
 export const RolloutSpecSchema = Strict({
@@ -82,6 +129,16 @@ export const RolloutSpecSchema = Strict({
   progressDeadlineSeconds: Type.Optional(NonNegInt('Default 600.')),
   progressDeadlineAbort: Type.Optional(Type.Boolean()),
   restartAt: Type.Optional(Time),
+  analysis: Type.Optional(
+    Strict({
+      successfulRunHistoryLimit: Type.Optional(
+        NonNegInt('Successful AnalysisRuns kept. Default 5.'),
+      ),
+      unsuccessfulRunHistoryLimit: Type.Optional(
+        NonNegInt('Failed, errored or inconclusive AnalysisRuns kept. Default 5.'),
+      ),
+    }),
+  ),
   strategy: Strict({ canary: Type.Optional(CanaryStrategySchema) }),
 });
 
@@ -100,6 +157,13 @@ const WeightDestination = Strict({
   weight: Type.Integer({ format: 'int32' }),
   serviceName: Type.Optional(Type.String()),
   podTemplateHash: Type.Optional(Type.String()),
+});
+
+/** The AnalysisRun a rollout is waiting on, as Argo reports it. */
+export const RolloutAnalysisRunStatusSchema = Strict({
+  name: Type.String(),
+  status: Type.String({ description: 'The run phase.' }),
+  message: Type.Optional(Type.String()),
 });
 
 export const RolloutStatusSchema = Strict({
@@ -131,6 +195,8 @@ export const RolloutStatusSchema = Strict({
   canary: Type.Optional(
     Strict({
       weights: Type.Optional(Strict({ canary: WeightDestination, stable: WeightDestination })),
+      currentStepAnalysisRunStatus: Type.Optional(RolloutAnalysisRunStatusSchema),
+      currentBackgroundAnalysisRunStatus: Type.Optional(RolloutAnalysisRunStatusSchema),
     }),
   ),
   conditions: Type.Optional(
@@ -144,6 +210,10 @@ export const RolloutStatusSchema = Strict({
 export type LabelSelector = Static<typeof LabelSelectorSchema>;
 export type PodMetadata = Static<typeof PodMetadataSchema>;
 export type CanaryStep = Static<typeof CanaryStepSchema>;
+export type RolloutAnalysis = Static<typeof RolloutAnalysisSchema>;
+export type BackgroundAnalysis = Static<typeof BackgroundAnalysisSchema>;
+export type RolloutAnalysisArg = Static<typeof RolloutAnalysisArgSchema>;
+export type RolloutAnalysisRunStatus = Static<typeof RolloutAnalysisRunStatusSchema>;
 export type CanaryStrategy = Static<typeof CanaryStrategySchema>;
 export type RolloutSpec = Static<typeof RolloutSpecSchema>;
 export type RolloutStatus = Static<typeof RolloutStatusSchema>;

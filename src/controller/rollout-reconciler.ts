@@ -4,7 +4,15 @@
  * the first failure, return when to come back. No rollout logic lives here.
  */
 import { API_VERSION, Reason, ROLLOUT_KIND } from '../api/index.ts';
-import type { Pod, ReplicaSet, Rollout, RolloutStatus, Service } from '../api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Pod,
+  ReplicaSet,
+  Rollout,
+  RolloutStatus,
+  Service,
+} from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -23,6 +31,10 @@ export interface RolloutCache {
   replicaSetsOf(rollout: Rollout): ReplicaSet[];
   podsOf(replicaSets: readonly ReplicaSet[]): Pod[];
   service(namespace: string, name: string): Service | undefined;
+  /** AnalysisRuns whose controller owner is the Rollout (absent: analysis is not watched). */
+  analysisRunsOf?(rollout: Rollout): AnalysisRun[];
+  analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
+  clusterAnalysisTemplates?(): ReadonlyMap<string, AnalysisTemplate>;
 }
 
 export interface EventSink {
@@ -98,6 +110,9 @@ export class RolloutReconciler implements Reconciler {
       replicaSets,
       pods: cache.podsOf(replicaSets),
       services,
+      analysisRuns: cache.analysisRunsOf?.(rollout) ?? [],
+      analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
+      clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
       now,
     };
     const result = planner(observed);
@@ -208,6 +223,18 @@ export class RolloutReconciler implements Reconciler {
         const written = await api.applyStatus(body);
         return written.metadata?.resourceVersion;
       }
+      case 'applyAnalysisRun':
+        await api.apply(w.body);
+        return undefined;
+      case 'terminateAnalysisRun':
+        // A merge patch: an apply of `spec.terminate` alone would drop the spec we applied.
+        await api.patchMerge(Resources.AnalysisRun, namespace, w.name, {
+          spec: { terminate: true },
+        });
+        return undefined;
+      case 'deleteAnalysisRun':
+        await api.delete(Resources.AnalysisRun, namespace, w.name);
+        return undefined;
       case 'event':
         this.#deps.events.event(rollout, w.type, w.reason, w.message);
         return undefined;

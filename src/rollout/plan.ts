@@ -1,18 +1,22 @@
 /**
- * The planner: given what the shell observed (Rollout, its ReplicaSets, pods and Services, and
- * the time), the ordered writes that move the Rollout one safe step on. Pure: no I/O, no clock,
- * inputs never modified. A settled Rollout plans no writes, so an idle controller is silent.
+ * The planner: given what the shell observed (Rollout, its ReplicaSets, pods, Services and
+ * AnalysisRuns, and the time), the ordered writes that move the Rollout one safe step on. Pure:
+ * no I/O, no clock, inputs never modified. A settled Rollout plans no writes, so an idle
+ * controller is silent. This file orchestrates; each concern is its own module: replica counts
+ * (replicas.ts), children (child-writes.ts), analysis (analysis-steps.ts), the step decision
+ * (step-decision.ts), and the status with its conditions (status.ts, progressing.ts).
  */
-import { PauseReason, Reason, SCALE_DOWN_DEADLINE_ANNOTATION } from '../api/index.ts';
-import type { CanaryStep, CanaryStrategy, ReplicaSet } from '../api/index.ts';
+import { ConditionType, Reason, SCALE_DOWN_DEADLINE_ANNOTATION } from '../api/index.ts';
+import type { AnalysisTemplate, ReplicaSet } from '../api/index.ts';
+import { planAnalysis } from './analysis-steps.ts';
+import { deleteOldReplicaSets, patchPodRoles, pinServices, scaleTo } from './child-writes.ts';
+import type { ScaleWrite } from './child-writes.ts';
 import { setCondition } from './conditions.ts';
-import { ConditionType } from '../api/index.ts';
-import { parsePauseDuration } from './duration.ts';
 import { podTemplateHash } from './hash.ts';
 import { resolveSurgeUnavailable } from './intorpercent.ts';
-import { podMetadataPatch } from './pod-metadata.ts';
+import { normal, warning } from './pass.ts';
+import type { Pass } from './pass.ts';
 import { readProgress, restartSteps, settled } from './progress.ts';
-import type { Progress } from './progress.ts';
 import { canaryCounts } from './replicas.ts';
 import type { CanaryScale } from './replicas.ts';
 import {
@@ -21,24 +25,24 @@ import {
   hashOf,
   nextRevision,
   replicaSetBody,
-  replicaSetDiffers,
-  rescaledBody,
   revisionOf,
 } from './replicasets.ts';
 import { decideRestart } from './restart.ts';
-import { pinService } from './services.ts';
 import { sameStatus } from './same-status.ts';
 import { buildStatus } from './status.ts';
-import { canaryScaleAt, stepLabel, stepsHash, weightAt } from './steps.ts';
-import type { Observed, Plan, Write } from './types.ts';
+import { promote, stepDecision } from './step-decision.ts';
+import { canaryScaleAt, stepsHash, weightAt } from './steps.ts';
+import type { Observed, Plan } from './types.ts';
 import { specProblems } from './validate.ts';
 
-const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 const DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS = 30;
-const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
 
 export function plan(o: Observed): Plan {
-  const problems = specProblems(o.rollout, o.services);
+  const problems = specProblems(o.rollout, o.services, {
+    templates: o.analysisTemplates ?? NO_TEMPLATES,
+    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+  });
   if (problems.length > 0) return planInvalid(o, problems);
   return planCanary(o);
 }
@@ -66,16 +70,6 @@ function planInvalid(o: Observed, problems: readonly string[]): Plan {
       { kind: 'event', type: 'Warning', reason: Reason.InvalidSpec, message },
     ],
   };
-}
-
-/** Everything a canary pass decides, gathered as it goes. */
-interface Pass {
-  readonly o: Observed;
-  readonly canary: CanaryStrategy;
-  readonly writes: Write[];
-  /** Events describing the status write; emitted after it. */
-  readonly after: Write[];
-  readonly requeue: number[];
 }
 
 function planCanary(o: Observed): Plan {
@@ -199,6 +193,33 @@ function planCanary(o: Observed): Plan {
   const scaled = pass.writes.some((w) => w.kind === 'applyReplicaSet');
   deleteOldReplicaSets(pass, others, held, spec.revisionHistoryLimit);
 
+  // Analysis: the step's run and the background run give their verdicts (abort, pause, go on).
+  const analysis = planAnalysis({
+    ctx: {
+      rollout,
+      hash,
+      stableHash: progress.stableHash,
+      revision,
+      templates: o.analysisTemplates ?? NO_TEMPLATES,
+      clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+    },
+    runs: o.analysisRuns ?? [],
+    progress,
+    steps,
+    background: canary.analysis,
+    inFlight: !steady && !progress.abort && !done && spec.paused !== true && current !== undefined,
+    retrying: !progress.abort && status.abortedAt !== undefined,
+    stored: status,
+    limits: {
+      successful: spec.analysis?.successfulRunHistoryLimit,
+      unsuccessful: spec.analysis?.unsuccessfulRunHistoryLimit,
+    },
+    now,
+  });
+  progress = analysis.progress;
+  pass.writes.push(...analysis.writes);
+  pass.after.push(...analysis.events);
+
   // Steps: one decision per pass, only once the ReplicaSets have reached this step's counts.
   if (!steady && !progress.abort && spec.paused !== true && current !== undefined) {
     const atDesired =
@@ -213,7 +234,7 @@ function planCanary(o: Observed): Plan {
         progress = promote(pass, progress, hash, revision, stable, steps.length);
       }
     } else {
-      progress = stepDecision(pass, progress, steps, atDesired);
+      progress = stepDecision(pass, progress, steps, atDesired, analysis.stepVerdict);
     }
   }
 
@@ -250,6 +271,8 @@ function planCanary(o: Observed): Plan {
     restartedAt: restart.restartedAt,
     restartPending: restart.pending,
     canaryWeight: progress.stableHash === hash ? undefined : actualWeight(current, stable),
+    analysisStatuses: analysis.statuses,
+    abortMessage: analysis.abortMessage,
     maxUnavailable,
     indefiniteStep:
       !steady && !progress.abort && !done && steps[progress.stepIndex]?.pause !== undefined,
@@ -264,192 +287,6 @@ function planCanary(o: Observed): Plan {
   }
   if (pass.requeue.length === 0) return { writes };
   return { writes, requeueAfterMs: Math.max(0, Math.min(...pass.requeue) - now) };
-}
-
-function stepDecision(
-  pass: Pass,
-  p: Progress,
-  steps: readonly CanaryStep[],
-  atDesired: boolean,
-): Progress {
-  const index = p.stepIndex;
-  const step = steps[index];
-  const completed = (): Progress => {
-    pass.after.push(
-      normal(
-        Reason.RolloutStepCompleted,
-        `Rollout step ${index + 1}/${steps.length} completed (${stepLabel(step)})`,
-      ),
-    );
-    return { ...p, stepIndex: index + 1 };
-  };
-  if (step?.pause === undefined) return atDesired ? completed() : p;
-  const now = pass.o.now;
-  const duration =
-    step.pause.duration === undefined ? undefined : parsePauseDuration(step.pause.duration);
-  const durationMs = duration?.ok === true ? duration.value : undefined;
-  const pause = p.pauseConditions.find((c) => c.reason === PauseReason.CanaryPauseStep);
-  const unpaused = {
-    ...p,
-    controllerPause: false,
-    pauseConditions: p.pauseConditions.filter((c) => c !== pause),
-  };
-  if (pause === undefined && p.controllerPause && p.pauseConditions.length === 0) {
-    // We paused, and someone cleared the pause conditions: promoted.
-    pass.after.push(normal(Reason.RolloutResumed, 'Rollout is resumed (promoted)'));
-    return { ...completed(), ...unpaused, stepIndex: index + 1 };
-  }
-  if (pause === undefined) {
-    if (durationMs === 0) return completed();
-    if (durationMs !== undefined) pass.requeue.push(now + durationMs);
-    pass.after.push(
-      normal(Reason.RolloutPaused, `Rollout is paused (${PauseReason.CanaryPauseStep})`),
-    );
-    return {
-      ...p,
-      controllerPause: true,
-      pauseConditions: [
-        ...p.pauseConditions,
-        { reason: PauseReason.CanaryPauseStep, startTime: new Date(now).toISOString() },
-      ],
-    };
-  }
-  if (durationMs === undefined) return p;
-  const end = Date.parse(pause.startTime) + durationMs;
-  if (now < end) {
-    pass.requeue.push(end);
-    return p;
-  }
-  pass.after.push(normal(Reason.RolloutResumed, 'Rollout is resumed (pause ended)'));
-  return { ...completed(), ...unpaused, stepIndex: index + 1 };
-}
-
-function promote(
-  pass: Pass,
-  p: Progress,
-  hash: string,
-  revision: number,
-  previousStable: ReplicaSet | undefined,
-  stepCount: number,
-): Progress {
-  const { o, canary } = pass;
-  pass.after.push(
-    normal(Reason.RolloutCompleted, `Rollout completed update to revision ${revision} (${hash})`),
-  );
-  const left = previousStable?.spec?.replicas ?? 0;
-  if (previousStable !== undefined && left > 0 && canary.stableService !== undefined) {
-    // The stable Service switches this pass: keep the old pods while connections drain.
-    const delay = canary.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-    const deadline = new Date(o.now + delay * 1000).toISOString();
-    pass.writes.push({
-      kind: 'applyReplicaSet',
-      reason: 'scale-down-delay',
-      body: rescaledBody(previousStable, { replicas: left, scaleDownDeadline: deadline }),
-    });
-    pass.requeue.push(o.now + delay * 1000);
-  }
-  return {
-    ...p,
-    stableHash: hash,
-    stepIndex: stepCount,
-    promoteFull: false,
-    pauseConditions: [],
-    controllerPause: false,
-  };
-}
-
-/** The writes that bring one ReplicaSet to a count (none when it is there already). */
-interface ScaleWrite {
-  readonly grows: boolean;
-  readonly writes: readonly Write[];
-}
-
-function scaleTo(
-  rs: ReplicaSet,
-  replicas: number,
-  role: CanaryStrategy['canaryMetadata'],
-  drop: CanaryStrategy['canaryMetadata'],
-): ScaleWrite {
-  const body = rescaledBody(rs, { replicas, roleMetadata: role, dropMetadata: drop });
-  const from = rs.spec?.replicas ?? 0;
-  if (!replicaSetDiffers(rs, body)) return { grows: true, writes: [] };
-  const writes: Write[] = [{ kind: 'applyReplicaSet', body, reason: 'scale' }];
-  if (from !== replicas) {
-    writes.push(
-      normal(
-        Reason.ScalingReplicaSet,
-        `Scaled ${replicas > from ? 'up' : 'down'} ` +
-          `ReplicaSet ${rs.metadata?.name} (revision ${revisionOf(rs)}) from ${from} to ${replicas}`,
-      ),
-    );
-  }
-  return { grows: replicas >= from, writes };
-}
-
-/** Scaled-down ReplicaSets beyond revisionHistoryLimit, oldest first. */
-function deleteOldReplicaSets(
-  pass: Pass,
-  others: readonly ReplicaSet[],
-  held: readonly ReplicaSet[],
-  limit = DEFAULT_REVISION_HISTORY_LIMIT,
-): void {
-  others.forEach((rs, i) => {
-    if (i < limit || held.includes(rs)) return;
-    if ((rs.spec?.replicas ?? 0) > 0 || (rs.status?.replicas ?? 0) > 0) return;
-    pass.writes.push(
-      { kind: 'deleteReplicaSet', name: rs.metadata?.name ?? '' },
-      normal(
-        Reason.DeletedOldReplicaSet,
-        `Deleted old ReplicaSet ${rs.metadata?.name} (revision ${revisionOf(rs)})`,
-      ),
-    );
-  });
-}
-
-function pinServices(
-  pass: Pass,
-  p: Progress,
-  hash: string,
-  steady: boolean,
-  current: ReplicaSet | undefined,
-): void {
-  const { o, canary } = pass;
-  const name = o.rollout.metadata.name ?? '';
-  const canaryLive = !steady && !p.abort && current !== undefined && available(current) > 0;
-  const targets: [string | undefined, string][] = [
-    [canary.canaryService, canaryLive ? hash : p.stableHash],
-    [canary.stableService, p.stableHash],
-  ];
-  for (const [serviceName, target] of targets) {
-    const service = serviceName === undefined ? undefined : o.services.get(serviceName);
-    if (service === undefined) continue;
-    const change = pinService(service, target, name);
-    if (change === undefined) continue;
-    pass.writes.push(
-      { kind: 'applyService', body: change.body },
-      normal(
-        Reason.SwitchService,
-        `Switched selector for service '${serviceName}' from '${change.from ?? ''}' to '${change.to}'`,
-      ),
-    );
-  }
-}
-
-function patchPodRoles(pass: Pass, stableHash: string, hash: string): void {
-  const { o, canary } = pass;
-  if (canary.canaryMetadata === undefined && canary.stableMetadata === undefined) return;
-  for (const pod of o.pods) {
-    if (pod.metadata?.deletionTimestamp) continue;
-    const podHash = pod.metadata?.labels?.['rollouts-pod-template-hash'];
-    const role = podHash === stableHash ? 'stable' : podHash === hash ? 'canary' : undefined;
-    if (role === undefined) continue;
-    const patch =
-      role === 'stable'
-        ? podMetadataPatch(pod, canary.stableMetadata, canary.canaryMetadata)
-        : podMetadataPatch(pod, canary.canaryMetadata, canary.stableMetadata);
-    if (patch)
-      pass.writes.push({ kind: 'patchPodMetadata', name: pod.metadata?.name ?? '', patch });
-  }
 }
 
 /** No stableRS yet: the first template is stable at once (a first deploy has no steps); if
@@ -488,12 +325,4 @@ function actualWeight(canaryRs: ReplicaSet | undefined, stableRs: ReplicaSet | u
   const c = canaryRs ? available(canaryRs) : 0;
   const s = stableRs ? available(stableRs) : 0;
   return c + s === 0 ? 0 : Math.round((100 * c) / (c + s));
-}
-
-function normal(reason: Reason, message: string): Write {
-  return { kind: 'event', type: 'Normal', reason, message };
-}
-
-function warning(reason: Reason, message: string): Write {
-  return { kind: 'event', type: 'Warning', reason, message };
 }

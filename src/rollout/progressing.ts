@@ -51,6 +51,8 @@ export interface ProgressingInput {
   readonly progressDeadlineSeconds?: number;
   readonly progressDeadlineAbort: boolean;
   readonly refusal?: Refusal;
+  /** Why the rollout is aborted this pass (a failed analysis); kept in the message. */
+  readonly abortMessage?: string;
 }
 
 export interface ProgressingResult {
@@ -100,7 +102,13 @@ export function progressingCondition(i: ProgressingInput): ProgressingResult {
     if (current?.reason === Reason.RolloutAborted && current.status === 'False') return unchanged;
     return {
       ...unchanged,
-      conditions: set('False', Reason.RolloutAborted, abortedMessage(i.revision)),
+      conditions: set(
+        'False',
+        Reason.RolloutAborted,
+        i.abortMessage === undefined
+          ? abortedMessage(i.revision)
+          : `${abortedMessage(i.revision)}: ${i.abortMessage}`,
+      ),
     };
   }
   if (i.refusal !== undefined) {

@@ -8,6 +8,7 @@ import { getCondition, removeCondition, setCondition } from './conditions.ts';
 import { computePhase } from './phase.ts';
 import { progressingCondition } from './progressing.ts';
 import type { Refusal } from './progressing.ts';
+import type { AnalysisStatuses } from './analysis-steps.ts';
 import type { Progress } from './progress.ts';
 import { selectorString } from './selector.ts';
 import type { Write } from './types.ts';
@@ -32,6 +33,9 @@ export interface StatusInput {
   /** An older ReplicaSet is held by scaleDownDelaySeconds. */
   readonly waitingForScaleDown: boolean;
   readonly refusal?: Refusal;
+  readonly analysisStatuses?: AnalysisStatuses;
+  /** Why an abort this pass happened (a failed analysis), for the Progressing message. */
+  readonly abortMessage?: string;
 }
 
 export interface StatusResult {
@@ -89,6 +93,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     progressDeadlineSeconds: spec.progressDeadlineSeconds,
     progressDeadlineAbort: spec.progressDeadlineAbort === true,
     refusal: i.refusal,
+    abortMessage: i.abortMessage,
   });
   const abort = p.abort || progressing.abortNow;
   // Left unset on a deadline abort: the next pass acts on it as on a person's abort request.
@@ -194,26 +199,39 @@ export function buildStatus(i: StatusInput): StatusResult {
     abortedAt: abort ? abortedAt : undefined,
     promoteFull: p.promoteFull,
     restartedAt: i.restartedAt,
-    canary:
-      i.canaryWeight === undefined
-        ? undefined
-        : {
-            weights: {
-              canary: compact({
-                weight: i.canaryWeight,
-                podTemplateHash: i.hash,
-                serviceName: canary?.canaryService,
-              }),
-              stable: compact({
-                weight: 100 - i.canaryWeight,
-                podTemplateHash: p.stableHash,
-                serviceName: canary?.stableService,
-              }),
-            },
-          },
+    canary: canaryStatus(i, canary?.canaryService, canary?.stableService),
     conditions: [...conditions],
   });
   return { status, events, requeueAt: progressing.requeueAt };
+}
+
+/** status.canary: the pods' split while a canary is in flight, and the analysis runs. */
+function canaryStatus(
+  i: StatusInput,
+  canaryService: string | undefined,
+  stableService: string | undefined,
+): RolloutStatus['canary'] {
+  const weights =
+    i.canaryWeight === undefined
+      ? undefined
+      : {
+          canary: compact({
+            weight: i.canaryWeight,
+            podTemplateHash: i.hash,
+            serviceName: canaryService,
+          }),
+          stable: compact({
+            weight: 100 - i.canaryWeight,
+            podTemplateHash: i.progress.stableHash,
+            serviceName: stableService,
+          }),
+        };
+  const out = compact({
+    weights,
+    currentStepAnalysisRunStatus: i.analysisStatuses?.step,
+    currentBackgroundAnalysisRunStatus: i.analysisStatuses?.background,
+  });
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** Argo's getReplicaFailures, plus a write of ours the API server refused: the refusal first,

@@ -41,6 +41,9 @@ export function stepLabel(step: CanaryStep | undefined): string {
     if (s.weight !== undefined) return `setCanaryScale: weight ${s.weight}`;
     return 'setCanaryScale: matchTrafficWeight';
   }
+  if (step.analysis !== undefined) {
+    return `analysis: ${step.analysis.templates.map((t) => t.templateName).join(', ')}`;
+  }
   return 'unknown';
 }
 

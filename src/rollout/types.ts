@@ -4,7 +4,16 @@
  */
 import type { PodMetadataPatch } from './pod-metadata.ts';
 import type { Refusal } from './progressing.ts';
-import type { Pod, ReplicaSet, Reason, Rollout, RolloutStatus, Service } from '../api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Pod,
+  ReplicaSet,
+  Reason,
+  Rollout,
+  RolloutStatus,
+  Service,
+} from '../api/index.ts';
 
 export interface Observed {
   readonly rollout: Rollout;
@@ -14,6 +23,11 @@ export interface Observed {
   readonly pods: readonly Pod[];
   /** Services named by canaryService / stableService, by name; absent when not found. */
   readonly services: ReadonlyMap<string, Service>;
+  /** AnalysisRuns whose controller owner is this Rollout (absent: none). */
+  readonly analysisRuns?: readonly AnalysisRun[];
+  /** AnalysisTemplates of the Rollout's namespace, and ClusterAnalysisTemplates, by name. */
+  readonly analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
+  readonly clusterAnalysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
   /** A ReplicaSet write of the last plan that the API server refused (the shell plans again
@@ -31,6 +45,11 @@ export type Write =
   | { readonly kind: 'evictPod'; readonly name: string }
   /** Merge patch of a pod's role labels/annotations (canary/stableMetadata); null removes. */
   | { readonly kind: 'patchPodMetadata'; readonly name: string; readonly patch: PodMetadataPatch }
+  /** Server-side apply of an AnalysisRun we create (idempotent: the same body each time). */
+  | { readonly kind: 'applyAnalysisRun'; readonly body: AnalysisRun }
+  /** Merge patch `spec.terminate: true` on a run that is no longer current. */
+  | { readonly kind: 'terminateAnalysisRun'; readonly name: string }
+  | { readonly kind: 'deleteAnalysisRun'; readonly name: string }
   /** Server-side apply of the whole status we own, through the status subresource. */
   | { readonly kind: 'applyStatus'; readonly status: RolloutStatus }
   | {

@@ -3,14 +3,40 @@
  * line naming the field and what must hold. Non-empty → InvalidSpec condition, no other action.
  */
 import { MANAGED_BY_ANNOTATION, rolloutSpecProblems } from '../api/index.ts';
-import type { Rollout, Service } from '../api/index.ts';
+import type { AnalysisTemplate, Rollout, RolloutAnalysis, Service } from '../api/index.ts';
 import { parsePauseDuration } from './duration.ts';
 import { resolveSurgeUnavailable } from './intorpercent.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
+import { buildRun } from './analysis-run.ts';
+
+export interface TemplateMaps {
+  readonly templates: ReadonlyMap<string, AnalysisTemplate>;
+  readonly clusterTemplates: ReadonlyMap<string, AnalysisTemplate>;
+}
+
+const NO_TEMPLATES: TemplateMaps = { templates: new Map(), clusterTemplates: new Map() };
+
+/** Every analysis must build into a run now (templates found, metrics and args consistent),
+ *  not at the step, hours into a rollout. */
+function analysisProblems(rollout: Rollout, maps: TemplateMaps): string[] {
+  const canary = rollout.spec.strategy.canary;
+  const analyses: [string, RolloutAnalysis][] = (canary?.steps ?? []).flatMap((step, i) =>
+    step.analysis
+      ? [[`spec.strategy.canary.steps[${i}].analysis`, step.analysis] as [string, RolloutAnalysis]]
+      : [],
+  );
+  if (canary?.analysis) analyses.push(['spec.strategy.canary.analysis', canary.analysis]);
+  const ctx = { rollout, hash: 'hash', stableHash: 'hash', revision: 0, ...maps };
+  return analyses.flatMap(([at, analysis]) => {
+    const built = buildRun(ctx, analysis, 'Step', 'check');
+    return built.ok ? [] : [`${at}: ${built.error}`];
+  });
+}
 
 export function specProblems(
   rollout: Rollout,
   services: ReadonlyMap<string, Service>,
+  templates: TemplateMaps = NO_TEMPLATES,
 ): readonly string[] {
   const schema = rolloutSpecProblems(rollout.spec);
   if (schema.length > 0) return schema;
@@ -62,6 +88,7 @@ export function specProblems(
       }
     }
   });
+  problems.push(...analysisProblems(rollout, templates));
   if (canary.dynamicStableScale === true) {
     problems.push('spec.strategy.canary.dynamicStableScale: requires trafficRouting');
   }

@@ -7,7 +7,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Sim, rolloutFixture, serviceFixture } from '../../fixtures/rollout/sim.ts';
-import type { CanaryStep, RolloutSpec } from '../../../src/api/index.ts';
+import type {
+  AnalysisPhase,
+  AnalysisTemplate,
+  CanaryStep,
+  RolloutSpec,
+} from '../../../src/api/index.ts';
 
 const BROKEN = 'web:broken';
 const MAX_PASSES = 4;
@@ -18,7 +23,17 @@ type Action =
   | { readonly kind: 'settle' }
   | { readonly kind: 'pass' }
   | { readonly kind: 'advance'; readonly ms: number }
-  | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' };
+  | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' }
+  /** The AnalysisRun controller records a phase on the newest run. */
+  | { readonly kind: 'runPhase'; readonly phase: AnalysisPhase };
+
+const ANALYSIS = { templates: [{ templateName: 'check' }] };
+const TEMPLATE: AnalysisTemplate = {
+  apiVersion: 'stepwise.dev/v1alpha1',
+  kind: 'AnalysisTemplate',
+  metadata: { name: 'check', namespace: 'ns' },
+  spec: { metrics: [{ name: 'm', provider: { web: { url: 'http://127.0.0.1:1/' } } }] },
+};
 
 const stepLists: readonly (readonly CanaryStep[])[] = [
   [],
@@ -26,6 +41,7 @@ const stepLists: readonly (readonly CanaryStep[])[] = [
   [{ setWeight: 50 }, { pause: { duration: 60 } }],
   [{ setCanaryScale: { replicas: 2 } }, { setWeight: 20 }, { pause: {} }],
   [{ pause: { duration: '720h' } }],
+  [{ setWeight: 25 }, { analysis: ANALYSIS }, { setWeight: 50 }, { pause: {} }],
 ];
 
 const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
@@ -40,6 +56,7 @@ const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
         maxUnavailable: fc.constantFrom(1, 0, '25%'),
         canaryService: fc.constantFrom(undefined, 'web-canary'),
         stableService: fc.constantFrom(undefined, 'web-stable'),
+        analysis: fc.constantFrom(undefined, { ...ANALYSIS, startingStep: 1 }),
       }),
     }),
   })
@@ -72,6 +89,15 @@ const actions: fc.Arbitrary<Action> = fc.oneof(
       .constantFrom(...(['promote', 'abort', 'retry', 'promoteFull'] as const))
       .map((kind) => ({ kind })),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('runPhase' as const),
+      phase: fc.constantFrom(
+        ...(['Running', 'Successful', 'Failed', 'Error', 'Inconclusive'] as const),
+      ),
+    }),
+  },
 );
 
 function act(sim: Sim, a: Action, version: { n: number }): void {
@@ -96,6 +122,11 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
       return sim.retry();
     case 'promoteFull':
       return sim.patchStatus({ promoteFull: true });
+    case 'runPhase': {
+      const newest = [...sim.analysisRuns.keys()].at(-1);
+      if (newest !== undefined) sim.setRunPhase(newest, a.phase, `phase ${a.phase}`, '[0.5]');
+      return;
+    }
   }
 }
 
@@ -103,6 +134,7 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
 function simOf(spec: Partial<RolloutSpec>): Sim {
   const sim = new Sim(rolloutFixture(spec));
   sim.unreadyImages.add(BROKEN);
+  sim.analysisTemplates.set('check', TEMPLATE);
   for (const name of ['web-canary', 'web-stable']) sim.services.set(name, serviceFixture(name));
   return sim;
 }
