@@ -3,7 +3,7 @@
  * (ReplicaSet, pod, Service) to the key of the Rollout that must look again.
  */
 import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
-import type { ObjectMeta, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type { AnalysisRun, ObjectMeta, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { ownerKey } from '../kube/owners.ts';
 import type { GroupKind } from '../kube/owners.ts';
@@ -48,11 +48,33 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
   },
 };
 
+/** AnalysisRuns by the `namespace/name` of the Rollout that owns them. */
+export const analysisRunIndexers: Readonly<Record<string, IndexFunc<AnalysisRun>>> = {
+  [BY_OWNER]: (run) => {
+    const key = rolloutOwnerKey(run);
+    return key ? [key] : [];
+  },
+};
+
+/**
+ * The Rollout to wake for a changed AnalysisRun: its owner, when the run was added or deleted or
+ * its phase changed (measurements alone do not move a Rollout).
+ */
+export function rolloutKeyForRunChange(
+  old: AnalysisRun | undefined,
+  run: AnalysisRun,
+): Key | undefined {
+  if (old !== undefined && old.status?.phase === run.status?.phase) return undefined;
+  return rolloutOwnerKey(run);
+}
+
 export interface Stores {
   readonly rollouts: Cache<Rollout>;
   readonly replicaSets: Cache<ReplicaSet>;
   readonly pods: Cache<Pod>;
   readonly services: Cache<Service>;
+  /** Absent: analysis is not watched. */
+  readonly analysisRuns?: Cache<AnalysisRun>;
 }
 
 export function rolloutCache(stores: Stores): RolloutCache {
@@ -69,7 +91,15 @@ export function rolloutCache(stores: Stores): RolloutCache {
         return hash ? stores.pods.byIndex(BY_HASH, `${rs.metadata?.namespace}/${hash}`) : [];
       }),
     service: (namespace, name) => stores.services.get(`${namespace}/${name}`),
+    ...(stores.analysisRuns === undefined
+      ? {}
+      : { analysisRunsOf: analysisRunsOf(stores.analysisRuns) }),
   };
+}
+
+function analysisRunsOf(runs: Cache<AnalysisRun>): (rollout: Rollout) => AnalysisRun[] {
+  return (rollout) =>
+    runs.byIndex(BY_OWNER, `${rollout.metadata.namespace}/${rollout.metadata.name}`);
 }
 
 /** Rollout keys to wake for a changed pod: the owner of the ReplicaSet of its hash. */

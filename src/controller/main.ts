@@ -6,7 +6,7 @@
 import { writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
-import type { Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type { AnalysisRun, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
 import { kubeApiFromConfig } from '../kube/apply.ts';
 import { KubeEventRecorder } from '../kube/events.ts';
@@ -21,13 +21,18 @@ import { Resources } from '../kube/resources.ts';
 import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
 import { startInternalServer } from '../server/internal.ts';
+import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
+import { CachedSecretSource } from './analysis-sources.ts';
+import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
 import {
+  analysisRunIndexers,
   podIndexers,
   replicaSetIndexers,
   rolloutCache,
   rolloutIndexers,
   rolloutKeysForPod,
   rolloutKeysForService,
+  rolloutKeyForRunChange,
   rolloutOwnerKey,
   slimPod,
   slimService,
@@ -101,16 +106,27 @@ async function main(): Promise<number> {
     logger: log,
     onResumed: requeueAll,
   });
-  const informers = [rollouts, replicaSets, pods, services];
-  const stores = { rollouts, replicaSets, pods, services };
+  const analysisRuns = new Informer<AnalysisRun & KubeObject>({
+    name: 'analysisruns',
+    source: kubeListWatch(api, Resources.AnalysisRun, ns),
+    indexers: analysisRunIndexers,
+    clock,
+    logger: log,
+    onResumed: requeueAll,
+  });
+  const informers = [rollouts, replicaSets, pods, services, analysisRuns];
+  const stores = { rollouts, replicaSets, pods, services, analysisRuns };
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
+  // AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
+  const runQueue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('analysisrun') });
   const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
   // After an API outage, Rollouts whose passes failed wait out their backoff (up to 10 s); the
   // informers reaching the server again send them all back through at once (adds collapse).
   function requeueAll(): void {
     if (!leading) return;
     for (const key of stores.rollouts.keys()) queue.add(key as Key);
+    for (const key of stores.analysisRuns.keys()) runQueue.add(key as Key);
   }
   const enqueue = (keys: readonly (Key | undefined)[]): void => {
     for (const k of keys) if (k !== undefined) queue.add(k);
@@ -124,6 +140,18 @@ async function main(): Promise<number> {
   replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
   pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
   services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
+  // A run's owner Rollout looks again when the run appears, goes, or changes phase.
+  analysisRuns.addEventHandler({
+    onAdd: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
+    onUpdate: (old, r) => enqueue([rolloutKeyForRunChange(old, r)]),
+    onDelete: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
+  });
+  const runKey = (r: AnalysisRun): Key => `${r.metadata.namespace}/${r.metadata.name}`;
+  analysisRuns.addEventHandler({
+    onAdd: (r) => runQueue.add(runKey(r)),
+    onUpdate: (_old, r) => runQueue.add(runKey(r)),
+    onDelete: (r) => runQueue.add(runKey(r)),
+  });
 
   const recorder = new KubeEventRecorder({
     api,
@@ -154,6 +182,18 @@ async function main(): Promise<number> {
     },
   });
 
+  const runReconciler = new AnalysisRunReconciler({
+    cache: { analysisRun: (key) => stores.analysisRuns.get(key) },
+    api,
+    events: recorder,
+    clock,
+    log,
+    providers: analysisProviders(),
+    secrets: new CachedSecretSource(api, clock),
+    evaluate: conditionEvaluator(),
+    onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),
+  });
+
   const stop = new AbortController();
   let leading = !config.leaderElect;
   const server = await startInternalServer(
@@ -174,9 +214,11 @@ async function main(): Promise<number> {
     replicaSets: stores.replicaSets.size,
     pods: stores.pods.size,
     services: stores.services.size,
+    analysisRuns: stores.analysisRuns.size,
   });
 
   let workers: Promise<void> | undefined;
+  let runWorkersDone: Promise<void> | undefined;
   const startWorkers = (): void => {
     leading = true;
     metrics.leader.set(1);
@@ -184,10 +226,19 @@ async function main(): Promise<number> {
     workers = runWorkers(queue, reconciler, config.workers, log, stop.signal, {
       observe: (seconds, result) => {
         metrics.reconcile.observe({ result }, seconds);
+        metrics.controllerReconcile.observe({ controller: 'rollout', result }, seconds);
         if (result === 'error') metrics.reconcileErrors.inc();
       },
     });
-    log.info('workers started', { workers: config.workers });
+    for (const key of stores.analysisRuns.keys()) runQueue.add(key as Key);
+    runWorkersDone = runWorkers(runQueue, runReconciler, config.analysisWorkers, log, stop.signal, {
+      observe: (seconds, result) =>
+        metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds),
+    });
+    log.info('workers started', {
+      workers: config.workers,
+      analysisWorkers: config.analysisWorkers,
+    });
   };
 
   let shutdown: (why: string, code: number) => void = () => undefined;
@@ -222,8 +273,8 @@ async function main(): Promise<number> {
       const forced = setTimeout(() => resolve(code || ExitCode.failed), SHUTDOWN_GRACE_MS);
       forced.unref();
       void (async () => {
-        await queue.shutDown({ drain: true });
-        await workers;
+        await Promise.all([queue.shutDown({ drain: true }), runQueue.shutDown({ drain: true })]);
+        await Promise.all([workers, runWorkersDone]);
         await elector?.stop();
         await Promise.all(informers.map((i) => i.stop()));
         await recorder.flush();

@@ -20,6 +20,9 @@ export class ControllerMetrics {
   /** No Rollout labels: the Warning event and the log line name the Rollout (see the header). */
   readonly statusWriteStorms: Counter;
   readonly statusWritesSuppressed: Counter;
+  /** Both controllers' passes, by controller name (`rollout`, `analysisrun`). */
+  readonly controllerReconcile: Histogram<'controller' | 'result'>;
+  readonly analysisMeasurements: Counter<'provider' | 'phase'>;
   readonly queue: (name: string) => QueueMetrics;
   readonly request: (info: RequestInfo) => void;
 
@@ -45,6 +48,19 @@ export class ControllerMetrics {
       name: 'rollout_info',
       help: 'Information about each Rollout: 1 for its current phase.',
       labelNames: ['namespace', 'name', 'strategy', 'phase'],
+      registers,
+    });
+    this.controllerReconcile = new Histogram({
+      name: 'stepwise_controller_reconcile_seconds',
+      help: 'Reconcile pass duration in seconds, by controller.',
+      labelNames: ['controller', 'result'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.15, 0.25, 0.5, 1, 5, 30],
+      registers,
+    });
+    this.analysisMeasurements = new Counter({
+      name: 'stepwise_analysis_measurements_total',
+      help: 'AnalysisRun measurements taken, by provider and phase.',
+      labelNames: ['provider', 'phase'],
       registers,
     });
     this.leader = new Gauge({

@@ -16,7 +16,7 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   server: { modules: ['api', 'kube'], packages: true },
   cli: { modules: ['api'], packages: true },
   analysis: { modules: ['api', 'kube'], packages: true },
-  controller: { modules: ['api', 'kube', 'rollout', 'server'], packages: true },
+  controller: { modules: ['api', 'kube', 'rollout', 'analysis', 'server'], packages: true },
 };
 
 function files(dir: string): string[] {

@@ -60,7 +60,7 @@ function holds(
     out = evaluate(condition, result);
   } catch (err) {
     // The contract says the evaluator returns errors; a throw is still an Error measurement.
-    out = err instanceof Error ? err : new Error(String(err));
+    out = err instanceof Error ? err : new Error(`evaluator threw ${describeThrown(err)}`);
   }
   if (typeof out === 'boolean') return out;
   const reason = isNilOrEmpty(result)
@@ -69,6 +69,15 @@ function holds(
       ? out.message
       : `expected bool, but got ${describeType(out)}`;
   return new Error(`could not evaluate ${which} ${JSON.stringify(condition)}: ${reason}`);
+}
+
+/** String() itself throws on objects without a prototype or with a hostile toString. */
+function describeThrown(thrown: unknown): string {
+  try {
+    return String(thrown);
+  } catch {
+    return describeType(thrown);
+  }
 }
 
 function isNilOrEmpty(result: unknown): boolean {

@@ -1,12 +1,14 @@
 // A change to a child wakes the Rollout that owns it, and nothing else.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod, ReplicaSet, Rollout, Service } from '../../../src/api/index.ts';
+import type { AnalysisRun, Pod, ReplicaSet, Rollout, Service } from '../../../src/api/index.ts';
 import {
+  analysisRunIndexers,
   podIndexers,
   replicaSetIndexers,
   rolloutCache,
   rolloutIndexers,
+  rolloutKeyForRunChange,
   rolloutKeysForPod,
   rolloutKeysForService,
   rolloutOwnerKey,
@@ -94,6 +96,45 @@ describe('owner mapping', () => {
       rolloutKeysForService(stores, { metadata: { name: 'unrelated', namespace: 'ns' } }),
       [],
     );
+  });
+});
+
+describe('AnalysisRuns in the Rollout cache', () => {
+  const run = (
+    name: string,
+    phase?: 'Running' | 'Failed',
+    refs = [owner('Rollout', 'stepwise.dev/v1alpha1')],
+  ): AnalysisRun => ({
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: { name, namespace: 'ns', ownerReferences: refs },
+    spec: { metrics: [] },
+    ...(phase ? { status: { phase } } : {}),
+  });
+
+  it('lists a Rollout’s runs, and wakes it only when a run appears, goes or changes phase', () => {
+    const analysisRuns = new Store<AnalysisRun>(analysisRunIndexers);
+    analysisRuns.set('ns/web-1', run('web-1'));
+    analysisRuns.set('ns/by-hand', run('by-hand', undefined, []));
+    const stores = {
+      rollouts: new Store<Rollout>(),
+      replicaSets: new Store<ReplicaSet>(),
+      pods: new Store<Pod>(),
+      services: new Store<Service>(),
+      analysisRuns,
+    };
+    const cache = rolloutCache(stores);
+    assert.deepEqual(
+      cache.analysisRunsOf?.(rolloutFixture()).map((r) => r.metadata.name),
+      ['web-1'],
+    );
+    assert.equal(rolloutKeyForRunChange(undefined, run('web-1')), 'ns/web');
+    assert.equal(
+      rolloutKeyForRunChange(run('web-1', 'Running'), run('web-1', 'Running')),
+      undefined,
+    );
+    assert.equal(rolloutKeyForRunChange(run('web-1', 'Running'), run('web-1', 'Failed')), 'ns/web');
+    assert.equal(rolloutKeyForRunChange(undefined, run('by-hand', 'Failed', [])), undefined);
   });
 });
 

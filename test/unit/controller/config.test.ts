@@ -11,6 +11,7 @@ describe('controller configuration', () => {
     assert.equal(c.namespace, undefined);
     assert.equal(c.leaseNamespace, 'default');
     assert.equal(c.workers, 10);
+    assert.equal(c.analysisWorkers, 10);
   });
 
   it('reads flags and the pod namespace from the environment', () => {
@@ -18,20 +19,30 @@ describe('controller configuration', () => {
       [
         '--namespace=team',
         '--workers=3',
+        '--analysis-workers=4',
         '--metrics-bind-address=0.0.0.0:9000',
         '--leader-elect=false',
       ],
       { POD_NAMESPACE: 'stepwise-system' },
     );
     assert.deepEqual(
-      [c.namespace, c.workers, c.metricsHost, c.metricsPort, c.leaderElect, c.leaseNamespace],
-      ['team', 3, '0.0.0.0', 9000, false, 'stepwise-system'],
+      [
+        c.namespace,
+        c.workers,
+        c.analysisWorkers,
+        c.metricsHost,
+        c.metricsPort,
+        c.leaderElect,
+        c.leaseNamespace,
+      ],
+      ['team', 3, 4, '0.0.0.0', 9000, false, 'stepwise-system'],
     );
   });
 
   for (const [args, message] of [
     [['--workers=0'], /--workers must be a positive integer/],
     [['--workers=ten'], /--workers must be a positive integer/],
+    [['--analysis-workers=0'], /--analysis-workers must be a positive integer/],
     [['--leader-elect=yes'], /--leader-elect must be true or false/],
     [['--metrics-bind-address=nowhere'], /--metrics-bind-address must be host:port/],
     [['--log-level=loud'], /--log-level must be/],

@@ -1,0 +1,195 @@
+/**
+ * The imperative shell around src/analysis/evaluate: read the AnalysisRun from the cache, take
+ * the measurements `dueMeasurements` asks for (in parallel, each with a timeout), let
+ * `reconcileRun` decide the status, apply it to /status (server-side apply, optimistic
+ * concurrency), record its events on the run, return when to come back. No analysis logic here.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { API_VERSION, ANALYSIS_RUN_KIND } from '../api/index.ts';
+import type { AnalysisRun, AnalysisRunStatus, Measurement } from '../api/index.ts';
+import {
+  dueMeasurements,
+  finishMeasurement,
+  isCompleted,
+  reconcileRun,
+} from '../analysis/evaluate/index.ts';
+import type {
+  ConditionEvaluator,
+  DueMeasurement,
+  ProviderOutcome,
+  TakenMeasurement,
+} from '../analysis/evaluate/index.ts';
+import type { Clock } from '../kube/clock.ts';
+import type { EventRecorder } from '../kube/events.ts';
+import type { KubeApi } from '../kube/kube-api.ts';
+import type { Logger } from '../kube/log.ts';
+import type { KubeObject } from '../kube/objects.ts';
+import { measurementTimeoutMs, providerName } from './analysis-providers.ts';
+import type { ProviderName, ProviderRegistry } from './analysis-providers.ts';
+import { resolveRunArgs } from './analysis-sources.ts';
+import type { SecretSource } from './analysis-sources.ts';
+import type { Key, Reconciler, Result } from './reconciler.ts';
+
+export interface AnalysisRunCache {
+  analysisRun(key: Key): AnalysisRun | undefined;
+}
+
+export interface AnalysisRunReconcilerDeps {
+  readonly cache: AnalysisRunCache;
+  readonly api: KubeApi;
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly providers: ProviderRegistry;
+  readonly secrets: SecretSource;
+  readonly evaluate: ConditionEvaluator;
+  /** Upper bound on one measurement, whatever the provider's own timeout. Default 60 s. */
+  readonly maxMeasurementMs?: number;
+  readonly onMeasurement?: (provider: ProviderName | 'unknown', phase: string) => void;
+}
+
+const DEFAULT_MAX_MEASUREMENT_MS = 60_000;
+/** A cache that has not yet seen our own last status write would measure twice. */
+const STALE_CACHE_REQUEUE_MS = 100;
+
+export class AnalysisRunReconciler implements Reconciler {
+  readonly #deps: AnalysisRunReconcilerDeps;
+  /** key → resourceVersion we measured from, while the cache has not caught up with our write. */
+  readonly #awaiting = new Map<Key, string>();
+
+  constructor(deps: AnalysisRunReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  async reconcile(key: Key, signal: AbortSignal): Promise<Result> {
+    const { cache, clock } = this.#deps;
+    const run = cache.analysisRun(key);
+    if (run === undefined) {
+      this.#awaiting.delete(key);
+      return {};
+    }
+    const readVersion = run.metadata.resourceVersion ?? '';
+    if (this.#awaiting.get(key) === readVersion) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    this.#awaiting.delete(key);
+    if (isCompleted(run.status?.phase)) return {};
+
+    const due = dueMeasurements(run, clock.now());
+    const args = due.some((d) => d.kind === 'measure') ? await this.#args(run) : undefined;
+    const taken = await Promise.all(due.map((d) => this.#take(run, d, args, signal)));
+    const now = clock.now();
+    const outcome = reconcileRun(run, taken, now);
+
+    if (!isDeepStrictEqual(outcome.status, run.status ?? {})) {
+      const written = await this.#applyStatus(run, outcome.status);
+      if (written !== undefined && written !== readVersion) this.#awaiting.set(key, readVersion);
+    }
+    for (const e of outcome.events) this.#deps.events.event(run, e.type, e.reason, e.message);
+    if (outcome.requeueAt === undefined) return {};
+    return { requeueAfterMs: Math.max(0, outcome.requeueAt - clock.now()) };
+  }
+
+  /** The run's args, or the Error every measurement of this pass records. */
+  async #args(run: AnalysisRun): Promise<Readonly<Record<string, string>> | Error> {
+    try {
+      return await resolveRunArgs(run, this.#deps.secrets);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  async #take(
+    run: AnalysisRun,
+    due: DueMeasurement,
+    args: Readonly<Record<string, string>> | Error | undefined,
+    signal: AbortSignal,
+  ): Promise<TakenMeasurement> {
+    const { clock, evaluate } = this.#deps;
+    const name = providerName(due.metric);
+    const started = clock.now();
+    let measurement: Measurement;
+    if (due.kind === 'terminate' && due.inFlight !== undefined) {
+      // web and prometheus answer at once, so nothing is in flight; a job's run is stopped.
+      measurement = { ...due.inFlight, phase: 'Successful', finishedAt: iso(started) };
+    } else {
+      const outcome = await this.#measure(run, due, name, args, signal);
+      measurement = finishMeasurement(due.metric, outcome, evaluate, started, clock.now());
+    }
+    this.#deps.onMeasurement?.(name ?? 'unknown', measurement.phase ?? 'Unknown');
+    return { metricName: due.metric.name, kind: due.kind, measurement };
+  }
+
+  async #measure(
+    run: AnalysisRun,
+    due: DueMeasurement,
+    name: ProviderName | undefined,
+    args: Readonly<Record<string, string>> | Error | undefined,
+    stop: AbortSignal,
+  ): Promise<ProviderOutcome> {
+    const provider = name === undefined ? undefined : this.#deps.providers[name];
+    if (provider === undefined) {
+      return {
+        ok: false,
+        message: `provider ${name ?? '(none)'} is not available in this controller`,
+      };
+    }
+    if (args instanceof Error) return { ok: false, message: args.message };
+    if (due.kind === 'resume') {
+      return { ok: false, message: `provider ${name} cannot resume a measurement` };
+    }
+    const timeoutMs = measurementTimeoutMs(
+      due.metric,
+      this.#deps.maxMeasurementMs ?? DEFAULT_MAX_MEASUREMENT_MS,
+    );
+    const abort = new AbortController();
+    let cancelTimer: () => void = () => undefined;
+    let onStop: () => void = () => undefined;
+    // A provider that ignores its signal is abandoned: the race settles on the timer or the stop.
+    const gaveUp = new Promise<ProviderOutcome>((resolve) => {
+      const giveUp = (message: string): void => {
+        resolve({ ok: false, message });
+        abort.abort(new Error(message));
+      };
+      cancelTimer = this.#deps.clock.after(timeoutMs, () =>
+        giveUp(`measurement timed out after ${timeoutMs / 1000}s`),
+      );
+      onStop = () => giveUp('measurement stopped: controller shutting down');
+      if (stop.aborted) onStop();
+      else stop.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      const measured = provider
+        .measure(due.metric, {
+          namespace: run.metadata.namespace ?? '',
+          args: args ?? {},
+          secrets: this.#deps.secrets,
+          signal: abort.signal,
+        })
+        .catch((err: unknown): ProviderOutcome => ({
+          ok: false,
+          message: err instanceof Error ? err.message : String(err),
+        }));
+      return await Promise.race([measured, gaveUp]);
+    } finally {
+      cancelTimer();
+      stop.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** Returns the new resourceVersion. A Conflict (the run changed since we read it) throws. */
+  async #applyStatus(run: AnalysisRun, status: AnalysisRunStatus): Promise<string | undefined> {
+    const body: KubeObject & { status: AnalysisRunStatus } = {
+      apiVersion: API_VERSION,
+      kind: ANALYSIS_RUN_KIND,
+      metadata: {
+        name: run.metadata.name,
+        namespace: run.metadata.namespace,
+        resourceVersion: run.metadata.resourceVersion,
+      },
+      status,
+    };
+    const written = await this.#deps.api.applyStatus(body);
+    return written.metadata?.resourceVersion;
+  }
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,0 +1,289 @@
+// The AnalysisRun shell: measures what is due through the provider registry, writes the status
+// the pure evaluation decides (once, with the resourceVersion it read), records its events, comes
+// back on the interval; a hanging provider or a missing Secret is an Error measurement, never a
+// stall, and no Secret value reaches an event or a log line.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AnalysisRun, Metric } from '../../../src/api/index.ts';
+import type { ProviderOutcome } from '../../../src/analysis/evaluate/index.ts';
+import type {
+  AnalysisProvider,
+  MeasureContext,
+} from '../../../src/controller/analysis-providers.ts';
+import { CachedSecretSource } from '../../../src/controller/analysis-sources.ts';
+import { AnalysisRunReconciler } from '../../../src/controller/analysisrun-reconciler.ts';
+import type { Key } from '../../../src/controller/reconciler.ts';
+import type { Logger } from '../../../src/kube/log.ts';
+import { Resources } from '../../../src/kube/resources.ts';
+import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
+import { FakeClock, flush } from '../../fixtures/kube/fake-clock.ts';
+import { evaluate } from '../../fixtures/analysis/runs.ts';
+
+const KEY: Key = 'ns/run';
+const SECRET_VALUE = 's3cr3t-t0ken';
+
+function webMetric(fields: Partial<Metric> = {}): Metric {
+  return {
+    name: 'rate',
+    interval: '10s',
+    successCondition: 'result >= 0.95',
+    provider: { web: { url: 'http://127.0.0.1:1/{{args.path}}' } },
+    ...fields,
+  };
+}
+
+function runOf(
+  metrics: Metric[],
+  args: NonNullable<AnalysisRun['spec']['args']> = [],
+): AnalysisRun {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: { name: 'run', namespace: 'ns', labels: { env: 'prod' } },
+    spec: { metrics, args: [{ name: 'path', value: 'rate' }, ...args] },
+  };
+}
+
+/** A provider double answering from a script (one outcome per call), or by a function. */
+function scripted(
+  answers: (ProviderOutcome | ((ctx: MeasureContext) => Promise<ProviderOutcome>))[],
+) {
+  const calls: MeasureContext[] = [];
+  const provider: AnalysisProvider = {
+    measure: (_m, ctx) => {
+      calls.push(ctx);
+      const next = answers[Math.min(calls.length - 1, answers.length - 1)];
+      if (next === undefined) throw new Error('script exhausted');
+      return typeof next === 'function' ? next(ctx) : Promise.resolve(next);
+    },
+  };
+  return { provider, calls };
+}
+
+const value = (n: number): ProviderOutcome => ({ ok: true, result: n, value: String(n) });
+
+function setup(run: AnalysisRun, provider?: AnalysisProvider) {
+  const api = new FakeKubeApi();
+  api.seed(run);
+  const clock = new FakeClock(Date.parse('2026-12-01T10:00:00Z'));
+  const events: string[] = [];
+  const logs: string[] = [];
+  const log: Logger = {
+    debug: (m, f) => logs.push(m + JSON.stringify(f)),
+    info: (m, f) => logs.push(m + JSON.stringify(f)),
+    warn: (m, f) => logs.push(m + JSON.stringify(f)),
+    error: (m, f) => logs.push(m + JSON.stringify(f)),
+  };
+  const measured: string[] = [];
+  const stored = () => api.stored(Resources.AnalysisRun, 'ns', 'run') as AnalysisRun;
+  const reconciler = new AnalysisRunReconciler({
+    cache: { analysisRun: () => stored() },
+    api,
+    events: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
+    clock,
+    log,
+    providers: provider ? { web: provider } : {},
+    secrets: new CachedSecretSource(api, clock),
+    evaluate,
+    onMeasurement: (p, phase) => measured.push(`${p} ${phase}`),
+  });
+  const stop = new AbortController();
+  return { api, clock, events, logs, measured, stored, reconciler, stop };
+}
+
+type Harness = ReturnType<typeof setup>;
+
+/** One pass, then time moves to when it asked to come back; returns that delay. */
+async function pass(t: Harness): Promise<number | undefined> {
+  const { requeueAfterMs } = await t.reconciler.reconcile(KEY, t.stop.signal);
+  if (requeueAfterMs !== undefined) t.clock.advance(requeueAfterMs);
+  return requeueAfterMs;
+}
+
+/** Passes until the run completes (or `max` passes), as the work queue would make them. */
+async function runToEnd(t: Harness, max = 20): Promise<AnalysisRun> {
+  for (let i = 0; i < max; i++) {
+    const after = await pass(t);
+    if (after === undefined) break;
+  }
+  return t.stored();
+}
+
+const statusWrites = (t: Harness) => t.api.writes().filter((w) => w.verb === 'applyStatus');
+
+describe('AnalysisRunReconciler', () => {
+  it('measures on its interval and ends Successful after count measurements', async () => {
+    const p = scripted([value(0.99)]);
+    const t = setup(runOf([webMetric({ count: 3 })]), p.provider);
+    const first = await t.reconciler.reconcile(KEY, t.stop.signal);
+    assert.equal(first.requeueAfterMs, 10_000, 'comes back after the interval');
+    t.clock.advance(10_000);
+    const run = await runToEnd(t);
+    assert.equal(run.status?.phase, 'Successful');
+    const ms = run.status?.metricResults?.[0]?.measurements ?? [];
+    assert.equal(ms.length, 3);
+    const gaps = ms
+      .slice(1)
+      .map((m, i) => Date.parse(m.startedAt ?? '') - Date.parse(ms[i]?.startedAt ?? ''));
+    assert.deepEqual(gaps, [10_000, 10_000]);
+    assert.equal(p.calls[0]?.args['path'], 'rate', 'args reach the provider');
+    assert.ok(
+      t.events.some((e) => e.startsWith('Normal AnalysisRunSuccessful')),
+      t.events.join('\n'),
+    );
+    assert.deepEqual(t.measured, ['web Successful', 'web Successful', 'web Successful']);
+  });
+
+  it('ends Failed when failed measurements pass failureLimit', async () => {
+    const p = scripted([value(0.99), value(0.5), value(0.5)]);
+    const t = setup(runOf([webMetric({ failureLimit: 1 })]), p.provider);
+    const run = await runToEnd(t);
+    assert.equal(run.status?.phase, 'Failed');
+    assert.equal(run.status?.metricResults?.[0]?.failed, 2);
+    assert.ok(
+      t.events.some((e) => e.startsWith('Warning AnalysisRunFailed')),
+      t.events.join('\n'),
+    );
+  });
+
+  it('ends Error after consecutiveErrorLimit errors, with the provider message on the measurement', async () => {
+    const p = scripted([{ ok: false, message: 'connection refused' }]);
+    const t = setup(runOf([webMetric({ consecutiveErrorLimit: 2 })]), p.provider);
+    const run = await runToEnd(t);
+    assert.equal(run.status?.phase, 'Error');
+    const ms = run.status?.metricResults?.[0]?.measurements ?? [];
+    assert.equal(ms.length, 3);
+    assert.ok(ms.every((m) => m.phase === 'Error' && m.message === 'connection refused'));
+  });
+
+  it('records a hanging provider as an Error measurement after its timeout, and aborts its signal', async () => {
+    let seen: AbortSignal | undefined;
+    const hang = (ctx: MeasureContext) => {
+      seen = ctx.signal;
+      return new Promise<ProviderOutcome>(() => undefined); // never answers, ignores the signal
+    };
+    const p = scripted([hang]);
+    const t = setup(
+      runOf([webMetric({ provider: { web: { url: 'http://x', timeoutSeconds: 2 } } })]),
+      p.provider,
+    );
+    const pending = t.reconciler.reconcile(KEY, t.stop.signal);
+    await flush();
+    assert.equal(statusWrites(t).length, 0, 'nothing written while the measurement is out');
+    t.clock.advance(7_000); // 2 s own timeout + 5 s grace
+    const result = await pending;
+    assert.ok(result.requeueAfterMs !== undefined);
+    const m = t.stored().status?.metricResults?.[0]?.measurements?.[0];
+    assert.equal(m?.phase, 'Error');
+    assert.match(m?.message ?? '', /timed out after 7s/);
+    assert.equal(seen?.aborted, true);
+  });
+
+  it('gives up on a measurement at shutdown', async () => {
+    const p = scripted([() => new Promise<ProviderOutcome>(() => undefined)]);
+    const t = setup(runOf([webMetric()]), p.provider);
+    const pending = t.reconciler.reconcile(KEY, t.stop.signal);
+    await flush();
+    t.stop.abort();
+    await pending;
+    const m = t.stored().status?.metricResults?.[0]?.measurements?.[0];
+    assert.match(m?.message ?? '', /shutting down/);
+  });
+
+  it('a missing Secret or key is an Error naming it; a Secret value never reaches events or logs', async () => {
+    const secretArg = {
+      name: 'token',
+      valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } },
+    };
+    const p = scripted([value(0.99)]);
+    const t = setup(runOf([webMetric({ consecutiveErrorLimit: 0 })], [secretArg]), p.provider);
+    await pass(t);
+    let m = t.stored().status?.metricResults?.[0]?.measurements?.at(-1);
+    assert.equal(m?.phase, 'Error');
+    assert.equal(m?.message, 'Secret "ns/creds" not found');
+    assert.equal(p.calls.length, 0, 'the provider is not asked without its args');
+
+    // A second run: the Secret exists but lacks the key; then one that has it.
+    const t2 = setup(runOf([webMetric({ count: 2 })], [secretArg]), p.provider);
+    t2.api.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds', namespace: 'ns' },
+      data: { other: 'eA==' },
+    } as never);
+    await pass(t2);
+    m = t2.stored().status?.metricResults?.[0]?.measurements?.at(-1);
+    assert.equal(m?.message, 'key "token" not found in Secret "ns/creds"');
+    t2.clock.advance(60_000); // past the Secret cache TTL
+    await t2.api.delete(Resources.Secret, 'ns', 'creds');
+    t2.api.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds', namespace: 'ns' },
+      data: { token: Buffer.from(SECRET_VALUE).toString('base64') },
+    } as never);
+    await runToEnd(t2);
+    assert.equal(p.calls.at(-1)?.args['token'], SECRET_VALUE);
+    const said = [...t.events, ...t.logs, ...t2.events, ...t2.logs].join('\n');
+    assert.ok(!said.includes(SECRET_VALUE), said);
+  });
+
+  it('a metric whose provider is not available measures Error saying so', async () => {
+    const t = setup(
+      runOf([webMetric({ provider: { job: { spec: {} } }, consecutiveErrorLimit: 0 })]),
+    );
+    const run = await runToEnd(t);
+    assert.equal(run.status?.phase, 'Error');
+    assert.equal(
+      run.status?.metricResults?.[0]?.measurements?.[0]?.message,
+      'provider job is not available in this controller',
+    );
+  });
+
+  it('a pass with nothing due writes nothing', async () => {
+    const p = scripted([value(0.99)]);
+    const t = setup(runOf([webMetric()]), p.provider);
+    await t.reconciler.reconcile(KEY, t.stop.signal);
+    assert.equal(statusWrites(t).length, 1);
+    t.clock.advance(3_000); // within the interval
+    const again = await t.reconciler.reconcile(KEY, t.stop.signal);
+    assert.equal(statusWrites(t).length, 1, 'no second status write');
+    assert.equal(p.calls.length, 1, 'no second measurement');
+    assert.equal(again.requeueAfterMs, 7_000);
+  });
+
+  it('applies status with the resourceVersion it read, and waits for a stale cache', async () => {
+    const p = scripted([value(0.99)]);
+    const t = setup(runOf([webMetric()]), p.provider);
+    const read = t.stored().metadata.resourceVersion;
+    const seeded = t.stored();
+    await t.reconciler.reconcile(KEY, t.stop.signal);
+    const [write] = statusWrites(t);
+    assert.equal((write?.body as AnalysisRun).metadata.resourceVersion, read);
+    // A cache that still shows the run as it was before our write: come back soon, measure nothing.
+    const stale = new AnalysisRunReconciler({
+      cache: { analysisRun: () => seeded },
+      api: t.api,
+      events: { event: () => undefined },
+      clock: t.clock,
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+      providers: { web: p.provider },
+      secrets: new CachedSecretSource(t.api, t.clock),
+      evaluate,
+    });
+    await stale.reconcile(KEY, t.stop.signal);
+    const again = await stale.reconcile(KEY, t.stop.signal);
+    assert.equal(again.requeueAfterMs, 100);
+    assert.equal(p.calls.length, 2, 'the stale pass did not measure');
+  });
+
+  it('leaves a completed run alone', async () => {
+    const run = runOf([webMetric()]);
+    run.status = { phase: 'Successful' };
+    const p = scripted([value(0.99)]);
+    const t = setup(run, p.provider);
+    assert.deepEqual(await t.reconciler.reconcile(KEY, t.stop.signal), {});
+    assert.equal(t.api.writes().length, 0);
+    assert.equal(p.calls.length, 0);
+  });
+});
