@@ -10,22 +10,15 @@ import type { Clock } from '../kube/clock.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
+import type { SecretRef, SecretSource } from '../analysis/providers/index.ts';
+
+export type { SecretRef, SecretSource } from '../analysis/providers/index.ts';
 
 /** Long enough to spare the API server at a 1 s interval, short enough to follow a rotation. */
 export const SECRET_TTL_MS = 30_000;
 
 interface SecretObject extends KubeObject {
   readonly data?: Readonly<Record<string, string>>;
-}
-
-export interface SecretRef {
-  readonly name: string;
-  readonly key: string;
-}
-
-/** Reads one key of a Secret; throws an Error naming the Secret and key when it cannot. */
-export interface SecretSource {
-  secretValue(namespace: string, ref: SecretRef): Promise<string>;
 }
 
 export class CachedSecretSource implements SecretSource {

@@ -4,8 +4,8 @@
  */
 import type { ConditionEvaluator } from '../analysis/evaluate/index.ts';
 import { createConditionEvaluator } from '../analysis/expr/index.ts';
-import { minimalWebProvider } from './analysis-providers.ts';
-import type { ProviderRegistry } from './analysis-providers.ts';
+import { minimalWebProvider } from '../analysis/providers/index.ts';
+import type { ProviderRegistry } from '../analysis/providers/index.ts';
 
 /** `prometheus` and `job` are absent until their providers land: their metrics measure Error. */
 export function analysisProviders(): ProviderRegistry {

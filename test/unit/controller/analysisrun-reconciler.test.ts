@@ -9,7 +9,7 @@ import type { ProviderOutcome } from '../../../src/analysis/evaluate/index.ts';
 import type {
   AnalysisProvider,
   MeasureContext,
-} from '../../../src/controller/analysis-providers.ts';
+} from '../../../src/analysis/providers/index.ts';
 import { CachedSecretSource } from '../../../src/controller/analysis-sources.ts';
 import { AnalysisRunReconciler } from '../../../src/controller/analysisrun-reconciler.ts';
 import type { Key } from '../../../src/controller/reconciler.ts';

@@ -1,0 +1,4 @@
+// Metric providers: the I/O half of src/analysis (the evaluation half, evaluate/ and expr/, is pure).
+export * from './provider.ts';
+export { substituteArgs } from './args.ts';
+export { minimalWebProvider } from './web.ts';
