@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, ANALYSIS_RUN_KIND } from '../api/index.ts';
-import type { AnalysisRun, AnalysisRunStatus, Measurement } from '../api/index.ts';
+import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../api/index.ts';
 import {
   dueMeasurements,
   finishMeasurement,
@@ -24,7 +24,7 @@ import type { EventRecorder } from '../kube/events.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import type { Logger } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { measurementTimeoutMs, providerName } from '../analysis/providers/index.ts';
+import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/providers/index.ts';
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';
 import type { SecretSource } from './analysis-sources.ts';
@@ -112,7 +112,8 @@ export class AnalysisRunReconciler implements Reconciler {
       measurement = { ...due.inFlight, phase: 'Successful', finishedAt: iso(started) };
     } else {
       const outcome = await this.#measure(run, due, name, args, signal);
-      measurement = finishMeasurement(due.metric, outcome, evaluate, started, clock.now());
+      const judged = conditionsWithArgs(due.metric, args);
+      measurement = finishMeasurement(judged, outcome, evaluate, started, clock.now());
     }
     this.#deps.onMeasurement?.(name ?? 'unknown', measurement.phase ?? 'Unknown');
     return { metricName: due.metric.name, kind: due.kind, measurement };
@@ -193,3 +194,28 @@ export class AnalysisRunReconciler implements Reconciler {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * Argo resolves `{{args.x}}` in the whole metric, conditions included (thresholds are often
+ * args). An argument that cannot be resolved leaves the condition as written, so it fails to
+ * compile and the measurement says which placeholder it was.
+ */
+function conditionsWithArgs(
+  metric: Metric,
+  args: Readonly<Record<string, string>> | Error | undefined,
+): Metric {
+  if (args === undefined || args instanceof Error) return metric;
+  const resolve = (text: string | undefined): string | undefined => {
+    if (text === undefined) return undefined;
+    try {
+      return substituteArgs(text, args);
+    } catch {
+      return text;
+    }
+  };
+  return {
+    ...metric,
+    successCondition: resolve(metric.successCondition),
+    failureCondition: resolve(metric.failureCondition),
+  };
+}

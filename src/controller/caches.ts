@@ -3,7 +3,15 @@
  * (ReplicaSet, pod, Service) to the key of the Rollout that must look again.
  */
 import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
-import type { AnalysisRun, ObjectMeta, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  ObjectMeta,
+  Pod,
+  ReplicaSet,
+  Rollout,
+  Service,
+} from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { ownerKey } from '../kube/owners.ts';
 import type { GroupKind } from '../kube/owners.ts';
@@ -14,6 +22,10 @@ import type { RolloutCache } from './rollout-reconciler.ts';
 export const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
 export const BY_HASH = 'byHash';
+export const BY_TEMPLATE = 'byTemplate';
+export const BY_NAMESPACE = 'byNamespace';
+/** The index value prefix of a ClusterAnalysisTemplate reference (namespaces cannot contain ':'). */
+const CLUSTER_SCOPE = 'cluster:';
 
 const ROLLOUT: GroupKind = { group: GROUP, kind: ROLLOUT_KIND };
 
@@ -46,7 +58,41 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
       .filter((s): s is string => typeof s === 'string')
       .map((s) => `${ns}/${s}`);
   },
+  [BY_TEMPLATE]: (r) => templateRefs(r),
 };
+
+/** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */
+function templateRefs(r: Rollout): string[] {
+  const canary = r.spec?.strategy?.canary;
+  const ns = r.metadata?.namespace ?? '';
+  const analyses = [canary?.analysis, ...(canary?.steps ?? []).map((s) => s.analysis)];
+  const refs = analyses.flatMap((a) => a?.templates ?? []);
+  return [
+    ...new Set(
+      refs.map((t) =>
+        t.clusterScope === true ? `${CLUSTER_SCOPE}${t.templateName}` : `${ns}/${t.templateName}`,
+      ),
+    ),
+  ];
+}
+
+/** (Cluster)AnalysisTemplates by namespace ('' for cluster-scoped ones). */
+export const templateIndexers: Readonly<Record<string, IndexFunc<AnalysisTemplate>>> = {
+  [BY_NAMESPACE]: (t) => [t.metadata?.namespace ?? ''],
+};
+
+/** The Rollouts that name a changed template: one that was missing may now let them start. */
+export function rolloutKeysForTemplate(
+  stores: Stores,
+  template: AnalysisTemplate,
+  clusterScoped: boolean,
+): Key[] {
+  const name = template.metadata?.name ?? '';
+  const ref = clusterScoped ? `${CLUSTER_SCOPE}${name}` : `${template.metadata?.namespace}/${name}`;
+  return stores.rollouts
+    .byIndex(BY_TEMPLATE, ref)
+    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
+}
 
 /** AnalysisRuns by the `namespace/name` of the Rollout that owns them. */
 export const analysisRunIndexers: Readonly<Record<string, IndexFunc<AnalysisRun>>> = {
@@ -75,6 +121,8 @@ export interface Stores {
   readonly services: Cache<Service>;
   /** Absent: analysis is not watched. */
   readonly analysisRuns?: Cache<AnalysisRun>;
+  readonly analysisTemplates?: Cache<AnalysisTemplate>;
+  readonly clusterAnalysisTemplates?: Cache<AnalysisTemplate>;
 }
 
 export function rolloutCache(stores: Stores): RolloutCache {
@@ -94,7 +142,23 @@ export function rolloutCache(stores: Stores): RolloutCache {
     ...(stores.analysisRuns === undefined
       ? {}
       : { analysisRunsOf: analysisRunsOf(stores.analysisRuns) }),
+    ...(stores.analysisTemplates === undefined
+      ? {}
+      : { analysisTemplates: templatesIn(stores.analysisTemplates) }),
+    ...(stores.clusterAnalysisTemplates === undefined
+      ? {}
+      : { clusterAnalysisTemplates: () => byName(stores.clusterAnalysisTemplates?.list() ?? []) }),
   };
+}
+
+function templatesIn(
+  templates: Cache<AnalysisTemplate>,
+): (namespace: string) => ReadonlyMap<string, AnalysisTemplate> {
+  return (namespace) => byName(templates.byIndex(BY_NAMESPACE, namespace));
+}
+
+function byName(templates: readonly AnalysisTemplate[]): ReadonlyMap<string, AnalysisTemplate> {
+  return new Map(templates.map((t) => [t.metadata?.name ?? '', t]));
 }
 
 function analysisRunsOf(runs: Cache<AnalysisRun>): (rollout: Rollout) => AnalysisRun[] {

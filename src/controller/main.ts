@@ -6,7 +6,14 @@
 import { writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
-import type { AnalysisRun, Pod, ReplicaSet, Rollout, Service } from '../api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Pod,
+  ReplicaSet,
+  Rollout,
+  Service,
+} from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
 import { kubeApiFromConfig } from '../kube/apply.ts';
 import { KubeEventRecorder } from '../kube/events.ts';
@@ -18,6 +25,7 @@ import { kubeListWatch } from '../kube/listwatch.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
+import type { ResourceType } from '../kube/resources.ts';
 import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
 import { startInternalServer } from '../server/internal.ts';
@@ -32,6 +40,8 @@ import {
   rolloutIndexers,
   rolloutKeysForPod,
   rolloutKeysForService,
+  rolloutKeysForTemplate,
+  templateIndexers,
   rolloutKeyForRunChange,
   rolloutOwnerKey,
   slimPod,
@@ -114,8 +124,39 @@ async function main(): Promise<number> {
     logger: log,
     onResumed: requeueAll,
   });
-  const informers = [rollouts, replicaSets, pods, services, analysisRuns];
-  const stores = { rollouts, replicaSets, pods, services, analysisRuns };
+  const templateInformer = (name: string, resource: ResourceType, scope?: string) =>
+    new Informer<AnalysisTemplate & KubeObject>({
+      name,
+      source: kubeListWatch(api, resource, scope),
+      indexers: templateIndexers,
+      clock,
+      logger: log,
+      onResumed: requeueAll,
+    });
+  const analysisTemplates = templateInformer('analysistemplates', Resources.AnalysisTemplate, ns);
+  // Cluster-scoped: watched cluster-wide even when the controller is limited to one namespace.
+  const clusterAnalysisTemplates = templateInformer(
+    'clusteranalysistemplates',
+    Resources.ClusterAnalysisTemplate,
+  );
+  const informers = [
+    rollouts,
+    replicaSets,
+    pods,
+    services,
+    analysisRuns,
+    analysisTemplates,
+    clusterAnalysisTemplates,
+  ];
+  const stores = {
+    rollouts,
+    replicaSets,
+    pods,
+    services,
+    analysisRuns,
+    analysisTemplates,
+    clusterAnalysisTemplates,
+  };
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
   // AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
@@ -140,6 +181,12 @@ async function main(): Promise<number> {
   replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
   pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
   services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
+  analysisTemplates.addEventHandler(
+    onChange((t: AnalysisTemplate) => rolloutKeysForTemplate(stores, t, false)),
+  );
+  clusterAnalysisTemplates.addEventHandler(
+    onChange((t: AnalysisTemplate) => rolloutKeysForTemplate(stores, t, true)),
+  );
   // A run's owner Rollout looks again when the run appears, goes, or changes phase.
   analysisRuns.addEventHandler({
     onAdd: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
@@ -215,6 +262,8 @@ async function main(): Promise<number> {
     pods: stores.pods.size,
     services: stores.services.size,
     analysisRuns: stores.analysisRuns.size,
+    analysisTemplates: stores.analysisTemplates.size,
+    clusterAnalysisTemplates: stores.clusterAnalysisTemplates.size,
   });
 
   let workers: Promise<void> | undefined;

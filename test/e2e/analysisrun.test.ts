@@ -3,13 +3,11 @@
 // Failed, or Error after consecutiveErrorLimit; meanwhile a provider that never answers holds no
 // Rollout back (a canary in the same file still completes).
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { AnalysisRun, Metric } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
+import { closedPort, MetricServer } from './support/metric-server.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import {
   createRollout,
@@ -24,45 +22,6 @@ import {
 } from './support/rollouts.ts';
 
 const API = '/apis/stepwise.dev/v1alpha1';
-
-/** Answers GET /<name> with the JSON set for <name>; /hang never answers. */
-class MetricServer {
-  readonly answers = new Map<string, unknown>();
-  readonly #server: Server;
-  port = 0;
-
-  constructor() {
-    this.#server = createServer((req, res) => {
-      const name = (req.url ?? '/').slice(1);
-      if (name === 'hang') return; // a provider call that never returns
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(this.answers.get(name) ?? null));
-    });
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as AddressInfo).port;
-  }
-
-  url(name: string): string {
-    return `http://127.0.0.1:${this.port}/${name}`;
-  }
-
-  close(): void {
-    this.#server.closeAllConnections();
-    this.#server.close();
-  }
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 function runBody(name: string, metric: Partial<Metric> & Pick<Metric, 'provider'>): AnalysisRun {
   return {

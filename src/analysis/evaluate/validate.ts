@@ -8,6 +8,7 @@
  * valid regular expression (Go ignores the error and then reports "didn't match").
  */
 import type { AnalysisRunSpec, Metric } from '../../api/index.ts';
+import { checkCondition } from '../expr/index.ts';
 import { intValue } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 
@@ -83,11 +84,30 @@ export function metricProblems(metric: Metric): string[] {
     const parsed = parseDuration(v);
     if (!parsed.ok) problems.push(`${field} ${parsed.error}`);
   }
+  problems.push(...conditionProblems(metric));
   const providers = Object.values(metric.provider ?? {}).filter((p) => p !== undefined).length;
   if (providers === 0) problems.push('no provider specified');
   if (providers > 1) problems.push('multiple providers specified');
   return problems;
 }
+
+/**
+ * Conditions that do not compile, with the column of the fault, so a bad expression stops the
+ * run before anything is measured. `{{args.x}}` placeholders stand in as a number padded to their length (so columns stay true): they are
+ * substituted when the run measures, and only the syntax around them is checked here.
+ */
+function conditionProblems(metric: Metric): string[] {
+  const problems: string[] = [];
+  for (const field of ['successCondition', 'failureCondition'] as const) {
+    const source = metric[field];
+    if (!source) continue;
+    const fault = checkCondition(source.replace(ARG_PLACEHOLDER, (arg) => '0'.padEnd(arg.length)));
+    if (fault !== undefined) problems.push(`${field} ${JSON.stringify(source)}: ${fault.message}`);
+  }
+  return problems;
+}
+
+const ARG_PLACEHOLDER = /\{\{\s*args\.[A-Za-z0-9_.-]+\s*\}\}/g;
 
 /** A dryRun / measurementRetention rule: a regular expression that must match some metric. */
 function ruleProblems(at: string, pattern: string, names: readonly string[]): string[] {

@@ -1,7 +1,14 @@
 // A change to a child wakes the Rollout that owns it, and nothing else.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnalysisRun, Pod, ReplicaSet, Rollout, Service } from '../../../src/api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Pod,
+  ReplicaSet,
+  Rollout,
+  Service,
+} from '../../../src/api/index.ts';
 import {
   analysisRunIndexers,
   podIndexers,
@@ -11,6 +18,8 @@ import {
   rolloutKeyForRunChange,
   rolloutKeysForPod,
   rolloutKeysForService,
+  rolloutKeysForTemplate,
+  templateIndexers,
   rolloutOwnerKey,
   slimPod,
   slimService,
@@ -171,5 +180,64 @@ describe('slimmed caches', () => {
     });
     assert.deepEqual(slim.spec, { selector: { app: 'web' } });
     assert.deepEqual(slim.metadata?.annotations, { k: 'v' });
+  });
+});
+
+describe('AnalysisTemplates in the Rollout cache', () => {
+  const template = (name: string, namespace?: string): AnalysisTemplate => ({
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: namespace === undefined ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate',
+    metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+    spec: { metrics: [] },
+  });
+
+  it('gives the planner the templates of the Rollout’s namespace and the cluster ones by name', () => {
+    const analysisTemplates = new Store<AnalysisTemplate>(templateIndexers);
+    const clusterAnalysisTemplates = new Store<AnalysisTemplate>(templateIndexers);
+    analysisTemplates.set('ns/rate', template('rate', 'ns'));
+    analysisTemplates.set('other/rate', template('rate', 'other'));
+    analysisTemplates.set('other/latency', template('latency', 'other'));
+    clusterAnalysisTemplates.set('shared', template('shared'));
+    const cache = rolloutCache({
+      rollouts: new Store<Rollout>(),
+      replicaSets: new Store<ReplicaSet>(),
+      pods: new Store<Pod>(),
+      services: new Store<Service>(),
+      analysisTemplates,
+      clusterAnalysisTemplates,
+    });
+    assert.deepEqual([...(cache.analysisTemplates?.('ns').keys() ?? [])], ['rate']);
+    assert.equal(cache.analysisTemplates?.('ns').get('rate')?.metadata?.namespace, 'ns');
+    assert.deepEqual([...(cache.analysisTemplates?.('empty').keys() ?? [])], []);
+    assert.deepEqual([...(cache.clusterAnalysisTemplates?.().keys() ?? [])], ['shared']);
+  });
+
+  it('wakes the Rollouts that name a changed template, in its scope only', () => {
+    const rollouts = new Store<Rollout>(rolloutIndexers);
+    const analysis = (templateName: string, clusterScope?: boolean) => ({
+      templates: [{ templateName, ...(clusterScope === undefined ? {} : { clusterScope }) }],
+    });
+    rollouts.set(
+      'ns/web',
+      rolloutFixture({
+        strategy: {
+          canary: {
+            analysis: analysis('rate'),
+            steps: [{ setWeight: 20 }, { analysis: analysis('shared', true) }],
+          },
+        },
+      }),
+    );
+    const stores = {
+      rollouts,
+      replicaSets: new Store<ReplicaSet>(),
+      pods: new Store<Pod>(),
+      services: new Store<Service>(),
+    };
+    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate', 'ns'), false), ['ns/web']);
+    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate', 'other'), false), []);
+    assert.deepEqual(rolloutKeysForTemplate(stores, template('shared'), true), ['ns/web']);
+    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate'), true), []);
+    assert.deepEqual(rolloutKeysForTemplate(stores, template('latency', 'ns'), false), []);
   });
 });
