@@ -8,7 +8,9 @@ import type { CanaryStrategy, ReplicaSet } from '../api/index.ts';
 import { normal, type Pass } from './pass.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
 import type { Progress } from './progress.ts';
-import { replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
+import { replicaSetBody, replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
+import type { ReplicaCounts } from './replicas.ts';
+import type { Revision } from './revision.ts';
 import { pinService } from './services.ts';
 import type { Write } from './types.ts';
 
@@ -18,6 +20,56 @@ const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 export interface ScaleWrite {
   readonly grows: boolean;
   readonly writes: readonly Write[];
+}
+
+/**
+ * Every ReplicaSet to its count, the canary created if missing. Every scale-up is written before
+ * any scale-down, so capacity never dips between two writes (an abort grows the stable before it
+ * shrinks the canary); the stable grows first. Returns whether any ReplicaSet is written.
+ */
+export function scaleReplicaSets(
+  pass: Pass,
+  where: Revision,
+  counts: ReplicaCounts,
+  movable: readonly ReplicaSet[],
+): boolean {
+  const { canary } = pass;
+  const { steady, current, stable, hash, revision } = where;
+  const canaryRole = steady ? canary.stableMetadata : canary.canaryMetadata;
+  const otherRole = steady ? canary.canaryMetadata : canary.stableMetadata;
+  const scales: ScaleWrite[] = [];
+  if (stable !== undefined) {
+    scales.push(scaleTo(stable, counts.stable, canary.stableMetadata, canary.canaryMetadata));
+  }
+  if (current === undefined) {
+    const body = replicaSetBody(pass.o.rollout, {
+      hash,
+      replicas: counts.canary,
+      revision,
+      roleMetadata: canaryRole,
+    });
+    const name = body.metadata?.name;
+    const created = `Created ReplicaSet ${name} (revision ${revision}) with size ${counts.canary}`;
+    scales.push({
+      grows: true,
+      writes: [
+        { kind: 'applyReplicaSet', body, reason: 'create' },
+        normal(Reason.NewReplicaSetCreated, created),
+      ],
+    });
+  } else {
+    scales.push(scaleTo(current, counts.canary, canaryRole, otherRole));
+  }
+  movable.forEach((rs, i) => scales.push(scaleTo(rs, counts.others[i] ?? 0, undefined, undefined)));
+  let scaled = false;
+  for (const grows of [true, false]) {
+    for (const s of scales) {
+      if (s.grows !== grows) continue;
+      pass.writes.push(...s.writes);
+      scaled ||= s.writes.some((w) => w.kind === 'applyReplicaSet');
+    }
+  }
+  return scaled;
 }
 
 export function scaleTo(

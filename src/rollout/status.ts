@@ -99,61 +99,15 @@ export function buildStatus(i: StatusInput): StatusResult {
   // Left unset on a deadline abort: the next pass acts on it as on a person's abort request.
   const abortedAt = progressing.abortNow ? undefined : p.abortedAt;
   const events: Write[] = [...progressing.events];
-  let conditions = progressing.conditions;
 
-  const available = counts.availableReplicas >= replicas - i.maxUnavailable;
-  conditions = setCondition(
-    conditions,
-    {
-      type: ConditionType.Available,
-      status: available ? 'True' : 'False',
-      reason: Reason.AvailableReason,
-      message: available
-        ? 'Rollout has minimum availability'
-        : 'Rollout does not have minimum availability',
-    },
-    nowIso,
-  );
-  conditions = replicaFailure(conditions, i, rsName, nowIso);
-  // Argo's Completed: fully promoted (stableRS == currentPodHash), reason and message alike.
-  const completedBefore = getCondition(conditions, ConditionType.Completed)?.status;
-  conditions = setCondition(
-    conditions,
-    {
-      type: ConditionType.Completed,
-      status: fullyPromoted ? 'True' : 'False',
-      reason: Reason.RolloutCompleted,
-      message: Reason.RolloutCompleted,
-    },
-    nowIso,
-  );
-  if (!fullyPromoted && completedBefore !== 'False') {
-    events.push({
-      kind: 'event',
-      type: 'Normal',
-      reason: Reason.RolloutNotCompleted,
-      message: `Rollout not completed, started update to revision ${i.revision} (${i.hash})`,
-    });
-  }
-  if (paused || getCondition(conditions, ConditionType.Paused)) {
-    conditions = setCondition(
-      conditions,
-      paused
-        ? {
-            type: ConditionType.Paused,
-            status: 'True',
-            reason: Reason.RolloutPaused,
-            message: 'Rollout is paused',
-          }
-        : {
-            type: ConditionType.Paused,
-            status: 'False',
-            reason: Reason.RolloutResumed,
-            message: 'Rollout is resumed',
-          },
-      nowIso,
-    );
-  }
+  const more = availabilityAndStages(progressing.conditions, i, {
+    rsName,
+    available: counts.availableReplicas >= replicas - i.maxUnavailable,
+    fullyPromoted,
+    paused,
+  });
+  events.push(...more.events);
+  let conditions = more.conditions;
 
   const { phase, message } = computePhase({
     conditions,
@@ -166,17 +120,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     totalReplicas: counts.replicas,
     fullyPromoted,
   });
-  const healthy = phase === 'Healthy';
-  conditions = setCondition(
-    conditions,
-    {
-      type: ConditionType.Healthy,
-      status: healthy ? 'True' : 'False',
-      reason: Reason.RolloutHealthy,
-      message: healthy ? 'Rollout is healthy' : 'Rollout is not healthy',
-    },
-    nowIso,
-  );
+  conditions = healthyCondition(conditions, phase === 'Healthy', nowIso);
 
   const canary = spec.strategy.canary;
   const status: RolloutStatus = compact({
@@ -203,6 +147,89 @@ export function buildStatus(i: StatusInput): StatusResult {
     conditions: [...conditions],
   });
   return { status, events, requeueAt: progressing.requeueAt };
+}
+
+/**
+ * Available (at least replicas - maxUnavailable available), ReplicaFailure, Completed (Argo's:
+ * fully promoted, with an event when an update starts) and Paused (once ever paused).
+ */
+function availabilityAndStages(
+  from: readonly Condition[],
+  i: StatusInput,
+  s: { rsName: string; available: boolean; fullyPromoted: boolean; paused: boolean },
+): { conditions: readonly Condition[]; events: Write[] } {
+  const nowIso = new Date(i.now).toISOString();
+  const events: Write[] = [];
+  let conditions = setCondition(
+    from,
+    {
+      type: ConditionType.Available,
+      status: s.available ? 'True' : 'False',
+      reason: Reason.AvailableReason,
+      message: s.available
+        ? 'Rollout has minimum availability'
+        : 'Rollout does not have minimum availability',
+    },
+    nowIso,
+  );
+  conditions = replicaFailure(conditions, i, s.rsName, nowIso);
+  const completedBefore = getCondition(conditions, ConditionType.Completed)?.status;
+  conditions = setCondition(
+    conditions,
+    {
+      type: ConditionType.Completed,
+      status: s.fullyPromoted ? 'True' : 'False',
+      reason: Reason.RolloutCompleted,
+      message: Reason.RolloutCompleted,
+    },
+    nowIso,
+  );
+  if (!s.fullyPromoted && completedBefore !== 'False') {
+    events.push({
+      kind: 'event',
+      type: 'Normal',
+      reason: Reason.RolloutNotCompleted,
+      message: `Rollout not completed, started update to revision ${i.revision} (${i.hash})`,
+    });
+  }
+  if (s.paused || getCondition(conditions, ConditionType.Paused)) {
+    conditions = setCondition(
+      conditions,
+      s.paused
+        ? {
+            type: ConditionType.Paused,
+            status: 'True',
+            reason: Reason.RolloutPaused,
+            message: 'Rollout is paused',
+          }
+        : {
+            type: ConditionType.Paused,
+            status: 'False',
+            reason: Reason.RolloutResumed,
+            message: 'Rollout is resumed',
+          },
+      nowIso,
+    );
+  }
+  return { conditions, events };
+}
+
+/** Argo's Healthy: reason RolloutHealthy either way, the message says which. */
+function healthyCondition(
+  conditions: readonly Condition[],
+  healthy: boolean,
+  nowIso: string,
+): readonly Condition[] {
+  return setCondition(
+    conditions,
+    {
+      type: ConditionType.Healthy,
+      status: healthy ? 'True' : 'False',
+      reason: Reason.RolloutHealthy,
+      message: healthy ? 'Rollout is healthy' : 'Rollout is not healthy',
+    },
+    nowIso,
+  );
 }
 
 /** status.canary: the pods' split while a canary is in flight, and the analysis runs. */

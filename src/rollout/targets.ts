@@ -1,0 +1,85 @@
+/**
+ * The replica counts a canary pass aims at: the weight of the step (100 once settled or
+ * promoted, 0 on abort), spread within maxSurge/maxUnavailable, old ReplicaSets held by their
+ * scale-down deadline left alone, and an aborted canary behind a stable Service kept for
+ * abortScaleDownDelaySeconds so people can look at it. Pure.
+ */
+import { SCALE_DOWN_DEADLINE_ANNOTATION } from '../api/index.ts';
+import type { ReplicaSet } from '../api/index.ts';
+import type { Pass } from './pass.ts';
+import type { Progress } from './progress.ts';
+import { canaryCounts } from './replicas.ts';
+import type { CanaryScale, ReplicaCounts } from './replicas.ts';
+import { countsOf } from './replicasets.ts';
+import type { Revision } from './revision.ts';
+import { canaryScaleAt, weightAt } from './steps.ts';
+
+const DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS = 30;
+
+export interface Budget {
+  readonly replicas: number;
+  readonly maxSurge: number;
+  readonly maxUnavailable: number;
+}
+
+export interface Targets {
+  readonly counts: ReplicaCounts;
+  /** Every step is behind (or skipped by a full promote). */
+  readonly done: boolean;
+  /** Old ReplicaSets waiting out their scale-down deadline: not touched this pass. */
+  readonly held: readonly ReplicaSet[];
+  /** The other old ReplicaSets, scaled with `counts.others` in the same order. */
+  readonly movable: readonly ReplicaSet[];
+}
+
+export function targets(pass: Pass, where: Revision, progress: Progress, b: Budget): Targets {
+  const { canary, o } = pass;
+  const steps = canary.steps ?? [];
+  const { steady, current, stable, others } = where;
+  const done = progress.promoteFull || progress.stepIndex >= steps.length;
+  const weight =
+    steady || (done && !progress.abort)
+      ? 100
+      : progress.abort
+        ? 0
+        : weightAt(steps, progress.stepIndex);
+  const scale =
+    steady || progress.abort || done ? undefined : canaryScaleAt(steps, progress.stepIndex);
+  const held = others.filter((rs) => heldUntil(rs) > o.now);
+  for (const rs of held) pass.requeue.push(heldUntil(rs));
+  const movable = others.filter((rs) => !held.includes(rs));
+  let counts = canaryCounts({
+    replicas: b.replicas,
+    weight: scale ? scaleAsWeight(scale, b.replicas) : weight,
+    maxSurge: b.maxSurge,
+    maxUnavailable: b.maxUnavailable,
+    trafficRouted: false,
+    stable: countsOf(stable),
+    canary: countsOf(current),
+    others: movable.map((rs) => countsOf(rs) ?? { spec: 0, available: 0 }),
+  });
+  if (progress.abort && !steady && current && canary.stableService !== undefined) {
+    // The pinned stable Service already keeps traffic off the canary: keep its pods for
+    // abortScaleDownDelaySeconds (0: until retried) so people can look at them.
+    const delay = canary.abortScaleDownDelaySeconds ?? DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS;
+    const abortedAt = progress.abortedAt ?? new Date(o.now).toISOString();
+    const deadline = Date.parse(abortedAt) + delay * 1000;
+    if (delay === 0 || o.now < deadline) {
+      counts = { ...counts, canary: current.spec?.replicas ?? 0, stable: b.replicas };
+      if (delay > 0) pass.requeue.push(deadline);
+    }
+  }
+  return { counts, done, held, movable };
+}
+
+function scaleAsWeight(scale: CanaryScale, replicas: number): number {
+  if (scale.weight !== undefined) return scale.weight;
+  if (scale.replicas === undefined || replicas === 0) return 0;
+  return Math.min(100, (scale.replicas * 100) / replicas);
+}
+
+function heldUntil(rs: ReplicaSet): number {
+  const at = rs.metadata?.annotations?.[SCALE_DOWN_DEADLINE_ANNOTATION];
+  const t = at === undefined ? NaN : Date.parse(at);
+  return Number.isNaN(t) ? 0 : t;
+}
