@@ -156,8 +156,7 @@ function arithmetic(
         if (b === 0n) throw new Fault('SW_EXPR_DIVIDE_BY_ZERO', 'integer divide by zero', offset);
         return wrapInt(a % b);
       case '/':
-        // expr would give ±Inf here; a condition dividing ints by zero is a mistake to report.
-        if (b === 0n) throw new Fault('SW_EXPR_DIVIDE_BY_ZERO', 'integer divide by zero', offset);
+        if (b === 0n) throw divideByZero(offset);
         return Number(a) / Number(b);
       case '**':
         return goPow(Number(a), Number(b));
@@ -174,10 +173,20 @@ function arithmetic(
     case '*':
       return x * y;
     case '/':
+      if (y === 0) throw divideByZero(offset);
       return x / y;
     case '**':
       return goPow(x, y);
   }
+}
+
+/**
+ * expr gives ±Inf or NaN for `x / 0`; a condition that divides by zero is judged on a number
+ * nobody meant, so it is reported instead (the measurement is Error, and consecutiveErrorLimit
+ * decides). Prometheus' own NaN and ±Inf results stay values: only the division is refused.
+ */
+function divideByZero(offset: number): Fault {
+  return new Fault('SW_EXPR_DIVIDE_BY_ZERO', 'division by zero', offset);
 }
 
 /** Go's math.Pow where it differs from JavaScript's `**`. */

@@ -46,31 +46,42 @@ table('literals', [
   ['1 /* comment */ + 1 // trailing', 2n],
 ]);
 
-table('arithmetic', [
-  ['1 + 2', 3n],
-  ['1 + 2.5', 3.5],
-  ['7 - 10', -3n],
-  ['3 * 4', 12n],
-  ['7 / 2', 3.5],
-  ['6 / 3', 2],
-  ['7 % 3', 1n],
-  ['-7 % 3', -1n],
-  ['2 ** 10', 1024],
-  ['2 ^ 3', 8],
-  ['2 ** 3 ** 2', 512],
-  ['-2 ** 2', -4],
-  ['1 + 2 * 3', 7n],
-  ['(1 + 2) * 3', 9n],
-  ['-(3)', -3n],
-  ['+3', 3n],
-  ['9223372036854775807 + 1', -9223372036854775808n],
-  ['1.0 / 0', Infinity],
-  ['-1.0 / 0', -Infinity],
-  ['"a" + "b"', 'ab'],
-]);
+table(
+  'arithmetic',
+  [
+    ['1 + 2', 3n],
+    ['1 + 2.5', 3.5],
+    ['7 - 10', -3n],
+    ['3 * 4', 12n],
+    ['7 / 2', 3.5],
+    ['6 / 3', 2],
+    ['7 % 3', 1n],
+    ['-7 % 3', -1n],
+    ['2 ** 10', 1024],
+    ['2 ^ 3', 8],
+    ['2 ** 3 ** 2', 512],
+    ['-2 ** 2', -4],
+    ['1 + 2 * 3', 7n],
+    ['(1 + 2) * 3', 9n],
+    ['-(3)', -3n],
+    ['+3', 3n],
+    ['9223372036854775807 + 1', -9223372036854775808n],
+    ['1.0 / 4', 0.25],
+    ['inf * -1', -Infinity],
+    ['"a" + "b"', 'ab'],
+  ],
+  { inf: Infinity },
+);
 
-describe('float NaN from 0.0 / 0', () => {
-  test('is NaN, not an error', () => assert.ok(Number.isNaN(run('0.0 / 0'))));
+describe('Prometheus NaN and ±Inf are values', () => {
+  test('NaN arithmetic is NaN, not an error', () =>
+    assert.ok(Number.isNaN(run('nan * 2', { nan: NaN }))));
+  test('division by zero is an error, whatever the operands', () => {
+    for (const source of ['0.0 / 0', 'inf / 0', '1 / 0.0']) {
+      const out = run(source, { inf: Infinity });
+      assert.ok(out instanceof ExprError && out.code === 'SW_EXPR_DIVIDE_BY_ZERO', source);
+    }
+  });
 });
 
 table('comparison and equality', [
@@ -151,48 +162,52 @@ table(
   { result: list, nested: { a: { b: 7 }, list: [{ x: 1 }, { x: 2 }] } },
 );
 
-table('builtins on values', [
-  ['len([1, 2, 3])', 3n],
-  ['len("héllo")', 5n],
-  ['len({a: 1, b: 2})', 2n],
-  ['abs(-3)', 3n],
-  ['abs(-2.5)', 2.5],
-  ['ceil(1.2)', 2],
-  ['floor(1.8)', 1],
-  ['round(2.5)', 3],
-  ['round(-2.5)', -3],
-  ['min(3, 1, 2)', 1n],
-  ['max(3, 1.5)', 3n],
-  ['max([0.5, 0.9, 0.7])', 0.9],
-  ['mean([1, 2, 3, 6])', 3],
-  ['median([5, 1, 3])', 3],
-  ['median([4, 1, 3, 2])', 2.5],
-  ['isNaN(1.5)', false],
-  ['isInf(1.0 / 0)', true],
-  ['isInf(-1.0 / 0, 1)', false],
-  ['isInf(-1.0 / 0, -1)', true],
-  ['isNil(nil)', true],
-  ['isNil(0)', false],
-  ['default(nil, 5)', 5n],
-  ['default(1, 5)', 1n],
-  ['asInt("42")', 42n],
-  ['asInt("-7")', -7n],
-  ['asInt(3.9)', 3n],
-  ['asFloat("0.95")', 0.95],
-  ['asFloat("1e3")', 1000],
-  ['asFloat("+Inf")', Infinity],
-  ['asFloat("-inf")', -Infinity],
-  ['asFloat(2)', 2],
-  ['int("12") + float("0.5")', 12.5],
-  ['first([7, 8])', 7n],
-  ['last([7, 8])', 8n],
-  ['first([])', null],
-  ['keys({a: 1})', ['a']],
-  ['values({a: 1})', [1n]],
-  ['lower("AbC") + upper("x") + trim("  y ")', 'abcXy'],
-  ['1..4', [1n, 2n, 3n, 4n]],
-  ['3..1', []],
-]);
+table(
+  'builtins on values',
+  [
+    ['len([1, 2, 3])', 3n],
+    ['len("héllo")', 5n],
+    ['len({a: 1, b: 2})', 2n],
+    ['abs(-3)', 3n],
+    ['abs(-2.5)', 2.5],
+    ['ceil(1.2)', 2],
+    ['floor(1.8)', 1],
+    ['round(2.5)', 3],
+    ['round(-2.5)', -3],
+    ['min(3, 1, 2)', 1n],
+    ['max(3, 1.5)', 3n],
+    ['max([0.5, 0.9, 0.7])', 0.9],
+    ['mean([1, 2, 3, 6])', 3],
+    ['median([5, 1, 3])', 3],
+    ['median([4, 1, 3, 2])', 2.5],
+    ['isNaN(1.5)', false],
+    ['isInf(inf)', true],
+    ['isInf(-inf, 1)', false],
+    ['isInf(-inf, -1)', true],
+    ['isNil(nil)', true],
+    ['isNil(0)', false],
+    ['default(nil, 5)', 5n],
+    ['default(1, 5)', 1n],
+    ['asInt("42")', 42n],
+    ['asInt("-7")', -7n],
+    ['asInt(3.9)', 3n],
+    ['asFloat("0.95")', 0.95],
+    ['asFloat("1e3")', 1000],
+    ['asFloat("+Inf")', Infinity],
+    ['asFloat("-inf")', -Infinity],
+    ['asFloat(2)', 2],
+    ['int("12") + float("0.5")', 12.5],
+    ['first([7, 8])', 7n],
+    ['last([7, 8])', 8n],
+    ['first([])', null],
+    ['keys({a: 1})', ['a']],
+    ['values({a: 1})', [1n]],
+    ['lower("AbC") + upper("x") + trim("  y ")', 'abcXy'],
+    ['1..4', [1n, 2n, 3n, 4n]],
+    ['3..1', []],
+  ],
+  { inf: Infinity },
+);
 
 table('builtins with predicates', [
   ['all([1, 2, 3], {# > 0})', true],
