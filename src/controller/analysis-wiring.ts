@@ -4,12 +4,18 @@
  */
 import type { ConditionEvaluator } from '../analysis/evaluate/index.ts';
 import { createConditionEvaluator } from '../analysis/expr/index.ts';
-import { minimalWebProvider } from '../analysis/providers/index.ts';
+import { minimalWebProvider, prometheusProvider } from '../analysis/providers/index.ts';
 import type { ProviderRegistry } from '../analysis/providers/index.ts';
 
-/** `prometheus` and `job` are absent until their providers land: their metrics measure Error. */
-export function analysisProviders(): ProviderRegistry {
-  return { web: minimalWebProvider };
+/**
+ * The providers by name. `STEPWISE_PROMETHEUS_ADDRESS` is the address of metrics that name
+ * none (Argo's ARGO_ROLLOUTS_PROMETHEUS_ADDRESS). `job` is absent until its provider lands.
+ */
+export function analysisProviders(env: NodeJS.ProcessEnv = process.env): ProviderRegistry {
+  return {
+    prometheus: prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'] }),
+    web: minimalWebProvider,
+  };
 }
 
 /** Conditions in our expr-lang compatible language, compiled once per distinct text. */

@@ -2,3 +2,5 @@
 export * from './provider.ts';
 export { substituteArgs } from './args.ts';
 export { minimalWebProvider } from './web.ts';
+export { prometheusProvider, DEFAULT_PROMETHEUS_TIMEOUT_SECONDS } from './prometheus.ts';
+export type { PrometheusProviderOptions } from './prometheus.ts';
