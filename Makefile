@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench demo run crds crds-check \
-        cluster-bins cluster-up cluster-down clean plugin
+        cluster-bins prometheus-bins cluster-up cluster-down clean plugin
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -76,6 +76,10 @@ unit: deps
 cluster-bins:
 	@test/cluster/build.sh >/dev/null
 
+# A real Prometheus and promtool for analysis tests, the demo and benches (built once, cached).
+prometheus-bins:
+	@test/prometheus/build.sh >/dev/null
+
 cluster-up: deps cluster-bins
 	$(TS) test/cluster/cli.ts up
 
@@ -90,17 +94,17 @@ plugin: deps
 	@chmod +x .stepwise/bin/kubectl-stepwise
 
 # End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
-e2e: deps cluster-bins plugin
+e2e: deps cluster-bins prometheus-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
 
 test: lint typecheck crds-check unit e2e
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
-bench: deps cluster-bins
+bench: deps cluster-bins prometheus-bins
 	$(TS) test/bench/run.ts $(BENCH)
 
-demo: deps cluster-bins plugin
+demo: deps cluster-bins prometheus-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
 
 RUN_ARGS ?=

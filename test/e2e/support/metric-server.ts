@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Answers GET /<name> with the JSON set for <name>; /hang never answers. */
+/** Answers GET /<name> with the JSON set for <name>; /hang (and below it) never answers. */
 export class MetricServer {
   readonly answers = new Map<string, unknown>();
   /** Every request's path and query, in order: what the provider really asked. */
@@ -16,7 +16,7 @@ export class MetricServer {
     this.#server = createServer((req, res) => {
       this.requests.push(req.url ?? '/');
       const name = new URL(req.url ?? '/', 'http://x').pathname.slice(1);
-      if (name === 'hang') return; // a provider call that never returns
+      if (name === 'hang' || name.startsWith('hang/')) return; // a provider call that never returns
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(this.answers.get(name) ?? null));
     });
