@@ -4,7 +4,7 @@
  */
 import type { ConditionEvaluator } from '../analysis/evaluate/index.ts';
 import { createConditionEvaluator } from '../analysis/expr/index.ts';
-import { minimalWebProvider, prometheusProvider } from '../analysis/providers/index.ts';
+import { webProvider, prometheusProvider } from '../analysis/providers/index.ts';
 import type { ProviderRegistry } from '../analysis/providers/index.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { ProviderRegistry } from '../analysis/providers/index.ts';
 export function analysisProviders(env: NodeJS.ProcessEnv = process.env): ProviderRegistry {
   return {
     prometheus: prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'] }),
-    web: minimalWebProvider,
+    web: webProvider,
   };
 }
 

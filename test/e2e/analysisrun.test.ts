@@ -108,7 +108,13 @@ describe('an AnalysisRun created by hand', () => {
     const run = await waitForRun(ns, 'down', 'Error');
     const ms = run.status?.metricResults?.[0]?.measurements ?? [];
     assert.equal(ms.length, 2, 'consecutiveErrorLimit 1: the second error ends it');
-    assert.ok(ms.every((m) => m.phase === 'Error' && /web request failed/.test(m.message ?? '')));
+    assert.ok(
+      ms.every(
+        (m) =>
+          m.phase === 'Error' &&
+          /web request to .* unreachable: ECONNREFUSED/.test(m.message ?? ''),
+      ),
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // Metric providers: the I/O half of src/analysis (the evaluation half, evaluate/ and expr/, is pure).
 export * from './provider.ts';
 export { substituteArgs } from './args.ts';
-export { minimalWebProvider } from './web.ts';
+export { webProvider, DEFAULT_WEB_TIMEOUT_SECONDS } from './web.ts';
+export { readJsonPath } from './jsonpath.ts';
 export { prometheusProvider, DEFAULT_PROMETHEUS_TIMEOUT_SECONDS } from './prometheus.ts';
 export type { PrometheusProviderOptions } from './prometheus.ts';

@@ -1,58 +1,64 @@
 /**
- * The `web` provider, minimal: method, url, headers (value or Secret), body, jsonPath.
+ * The `web` provider: one HTTP request per measurement (GET, POST or PUT; url, headers and body
+ * with `{{args.x}}`; headers from Secrets), through the shared axios request with its retries
+ * for transport failures, `timeoutSeconds` (default 10) and TLS verification unless `insecure`.
+ * A JSON answer is read at `jsonPath` (default `{$}`); any other answer is the raw text, as in
+ * Argo. A non-2xx status is an Error.
  */
-import { JSONPath } from 'jsonpath-plus';
+import type { Metric, WebMetric } from '../../api/index.ts';
+import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
-import type { AnalysisProvider } from './provider.ts';
+import { send } from './http.ts';
+import { readJsonPath } from './jsonpath.ts';
+import type { AnalysisProvider, MeasureContext } from './provider.ts';
 
-export const minimalWebProvider: AnalysisProvider = {
-  async measure(metric, ctx) {
+/** Argo's default `timeoutSeconds`. */
+export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
+
+export const webProvider: AnalysisProvider = {
+  async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {
     const web = metric.provider.web;
     if (web === undefined) return { ok: false, message: 'metric has no web provider' };
     try {
-      const headers: Record<string, string> = {};
-      for (const h of web.headers ?? []) {
-        const ref = h.valueFrom?.secretKeyRef;
-        headers[h.key] =
-          ref !== undefined
-            ? await ctx.secrets.secretValue(ctx.namespace, ref)
-            : substituteArgs(h.value ?? '', ctx.args);
-      }
-      let body: string | undefined;
-      if (web.jsonBody !== undefined) {
-        body = JSON.stringify(web.jsonBody);
-        headers['content-type'] ??= 'application/json';
-      } else if (web.body !== undefined) body = substituteArgs(web.body, ctx.args);
-      const url = substituteArgs(web.url, ctx.args);
-      const res = await fetch(url, {
-        method: web.method ?? 'GET',
-        headers,
-        body,
-        signal: ctx.signal,
-      });
-      const text = await res.text();
-      if (res.status < 200 || res.status >= 300) {
-        return { ok: false, message: `received non 2xx response code: ${res.status}` };
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return { ok: false, message: 'could not parse JSON body' };
-      }
-      const path = (web.jsonPath ?? '{$}').replace(/^\{(.*)\}$/, '$1');
-      const found: unknown[] = JSONPath({ path, json: json as object, wrap: true }) ?? [];
-      const result = found.length === 1 ? found[0] : found;
-      return {
-        ok: true,
-        result,
-        value: typeof result === 'string' ? result : JSON.stringify(result),
-      };
+      return await measure(web, ctx);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const cause =
-        err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return { ok: false, message: `web request failed: ${message}${cause}` };
+      return { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   },
 };
+
+async function measure(web: WebMetric, ctx: MeasureContext): Promise<ProviderOutcome> {
+  const url = substituteArgs(web.url, ctx.args);
+  const body =
+    web.jsonBody !== undefined
+      ? JSON.stringify(web.jsonBody)
+      : web.body !== undefined
+        ? substituteArgs(web.body, ctx.args)
+        : undefined;
+  const answer = await send(
+    {
+      method: web.method ?? 'GET',
+      url,
+      headers: web.headers,
+      body,
+      ...(web.jsonBody !== undefined ? { contentType: 'application/json' } : {}),
+      timeoutMs: (web.timeoutSeconds || DEFAULT_WEB_TIMEOUT_SECONDS) * 1000,
+      insecure: web.insecure,
+      what: `web request to ${url}`,
+    },
+    ctx,
+  );
+  if (answer.status < 200 || answer.status >= 300) {
+    return { ok: false, message: `received non 2xx response code: ${answer.status}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    return { ok: true, result: answer.body, value: answer.body };
+  }
+  const found = readJsonPath(web.jsonPath || '{$}', json);
+  if (!found.ok) return { ok: false, message: found.error };
+  const value = typeof found.value === 'string' ? found.value : JSON.stringify(found.value);
+  return { ok: true, result: found.value, value };
+}
