@@ -7,7 +7,14 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type * as K8s from '@kubernetes/client-node';
-import { GROUP, PLUGIN_FIELD_MANAGER, ROLLOUT_PLURAL, VERSION } from '../api/keys.ts';
+import type { AnalysisRun } from '../api/analysis.ts';
+import {
+  ANALYSIS_RUN_PLURAL,
+  GROUP,
+  PLUGIN_FIELD_MANAGER,
+  ROLLOUT_PLURAL,
+  VERSION,
+} from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
 import { CliError, toCliError, type RequestContext } from './errors.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
@@ -25,7 +32,7 @@ export interface ObjectList<T> {
   resourceVersion: string;
 }
 
-export type WatchResource = 'rollouts' | 'replicasets' | 'pods';
+export type WatchResource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns';
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -51,6 +58,8 @@ export interface KubeClient {
   listRollouts(namespace: string | undefined, fieldSelector?: string): Promise<ObjectList<Rollout>>;
   listReplicaSets(namespace: string, labelSelector: string): Promise<ObjectList<ReplicaSetLike>>;
   listPods(namespace: string, labelSelector: string): Promise<ObjectList<PodLike>>;
+  getAnalysisRun(namespace: string, name: string): Promise<AnalysisRun>;
+  listAnalysisRuns(namespace: string): Promise<ObjectList<AnalysisRun>>;
   /** JSON merge patch on /status under the plugin's field manager. */
   patchRolloutStatus(namespace: string, name: string, patch: object): Promise<Rollout>;
   watch(
@@ -161,7 +170,9 @@ export async function connect(
     rollouts: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_PLURAL}`,
     replicasets: (ns) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
     pods: (ns) => `/api/v1/namespaces/${ns}/pods`,
+    analysisruns: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ANALYSIS_RUN_PLURAL}`,
   };
+  const ar = { group: GROUP, version: VERSION, plural: ANALYSIS_RUN_PLURAL };
 
   return {
     server,
@@ -199,6 +210,16 @@ export async function connect(
     listPods: (namespace, labelSelector) =>
       call({ verb: 'list', resource: 'pods', namespace }, async () =>
         list<PodLike>(await core.listNamespacedPod({ namespace, labelSelector })),
+      ),
+    getAnalysisRun: (namespace, name) =>
+      call(
+        { verb: 'get', resource: ANALYSIS_RUN_PLURAL, namespace, name },
+        async () =>
+          (await custom.getNamespacedCustomObject({ ...ar, namespace, name })) as AnalysisRun,
+      ),
+    listAnalysisRuns: (namespace) =>
+      call({ verb: 'list', resource: ANALYSIS_RUN_PLURAL, namespace }, async () =>
+        list<AnalysisRun>(await custom.listNamespacedCustomObject({ ...ar, namespace })),
       ),
     patchRolloutStatus: (namespace, name, body) =>
       call(

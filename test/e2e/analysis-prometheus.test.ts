@@ -6,8 +6,12 @@
 // or compare a string with a number, give Error measurements, and after consecutiveErrorLimit the
 // rollout aborts, while another Rollout in the same namespace keeps moving.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { AnalysisRun, AnalysisTemplate, Metric, Rollout } from '../../src/api/index.ts';
+import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { DemoApp } from '../demo-app/app.ts';
 import { startPrometheus } from '../prometheus/server.ts';
@@ -28,6 +32,19 @@ import {
 } from './support/rollouts.ts';
 
 const API = '/apis/stepwise.dev/v1alpha1';
+const exec = promisify(execFile);
+
+/** The plugin as kubectl runs it (src/cli/main.ts), against the test cluster; its stdout. */
+async function plugin(...args: string[]): Promise<string> {
+  const main = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+  const env = { ...process.env, NO_COLOR: '1' };
+  const { stdout } = await exec(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', main, ...args],
+    { env },
+  );
+  return stdout;
+}
 const app = new DemoApp();
 const hanging = new MetricServer(); // answers /hang never: a Prometheus that is too slow
 let prometheus: RunningPrometheus;
@@ -147,6 +164,13 @@ describe('a canary judged by Prometheus', () => {
     const run = await onlyRun(ns);
     assert.equal(run.status?.phase, 'Failed');
     assert.equal(run.status?.metricResults?.[0]?.measurements?.at(-1)?.phase, 'Failed');
+    // The plugin shows the run, the failing metric and its value.
+    const tree = await plugin('get', 'rollout', 'app', '-n', ns);
+    assert.match(tree, new RegExp(`α ${run.metadata.name} +AnalysisRun +✖ Failed`));
+    assert.match(tree, new RegExp(`success-rate +Metric +✖ Failed +\\[${value}\\]`));
+    const detail = await plugin('get', 'analysisrun', run.metadata.name ?? '', '-n', ns);
+    assert.match(detail, /Success: +len\(result\) > 0 && result\[0\] >= 0\.95/);
+    assert.match(detail, /✖ Failed +\[0\.\d+\]/);
   });
 });
 

@@ -5,11 +5,13 @@
  */
 import type { Command } from 'commander';
 import { POD_TEMPLATE_HASH_LABEL } from '../../api/keys.ts';
+import type { AnalysisRun } from '../../api/analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, type CliDeps } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { ansiColor, noColor, wantColor, type Paint } from '../render/color.ts';
+import { renderAnalysisRun } from '../render/analysis.ts';
 import { rolloutInfo } from '../render/info.ts';
 import type { PodLike, ReplicaSetLike } from '../render/objects.ts';
 import { renderRollout } from '../render/tree.ts';
@@ -36,11 +38,12 @@ export async function runGet(
   const selector = POD_TEMPLATE_HASH_LABEL;
   if (!opts.watch) {
     const ro = await client.getRollout(namespace, name);
-    const [rs, pods] = await Promise.all([
+    const [rs, pods, runs] = await Promise.all([
       client.listReplicaSets(namespace, selector),
       client.listPods(namespace, selector),
+      client.listAnalysisRuns(namespace),
     ]);
-    const info = rolloutInfo(ro, rs.items, pods.items, deps.now());
+    const info = rolloutInfo(ro, rs.items, pods.items, deps.now(), runs.items);
     deps.out.write(renderRollout(info, { paint, now: deps.now() }));
     return 0;
   }
@@ -76,19 +79,20 @@ async function watchRollout(
       return;
     }
     const now = deps.now();
-    const info = rolloutInfo(ro, replicaSets.values, pods.values, now);
+    const info = rolloutInfo(ro, replicaSets.values, pods.values, now, runs.values);
     const key = renderRollout(info, { now, showAge: false });
     view.update(renderRollout(info, { paint, now }), key);
   };
   const throttle = new Throttle(render, 250, () => deps.now());
   const onChange = (): void => throttle.request();
   const watchSource = <T>(
-    resource: 'replicasets' | 'pods',
+    resource: 'replicasets' | 'pods' | 'analysisruns',
     list: () => Promise<{ items: T[]; resourceVersion: string }>,
+    labelSelector: string | undefined = selector,
   ) => ({
     list,
     watch: (resourceVersion: string, on: (type: string, object: unknown) => void) =>
-      client.watch(resource, namespace, { labelSelector: selector, resourceVersion }, on),
+      client.watch(resource, namespace, { labelSelector, resourceVersion }, on),
   });
   const rollouts = new Mirror<Rollout>(rolloutSource(client, namespace, name), {
     onChange,
@@ -102,13 +106,17 @@ async function watchRollout(
     watchSource('pods', () => client.listPods(namespace, selector)),
     { onChange, onRetry },
   );
+  const runs = new Mirror<AnalysisRun>(
+    watchSource('analysisruns', () => client.listAnalysisRuns(namespace), undefined),
+    { onChange, onRetry },
+  );
   let ready = false;
   const timer = opts.timeoutMs > 0 ? setTimeout(() => finish(0), opts.timeoutMs) : undefined;
   // On a terminal, ages and scale-down delays tick: redraw once a second.
   const ticker = view.tty ? setInterval(onChange, 1000) : undefined;
   const stopInterrupt = deps.onInterrupt(() => finish(EXIT_INTERRUPTED));
   try {
-    Promise.all([rollouts.start(), replicaSets.start(), pods.start()]).then(
+    Promise.all([rollouts.start(), replicaSets.start(), pods.start(), runs.start()]).then(
       () => {
         ready = true;
         render();
@@ -121,7 +129,7 @@ async function watchRollout(
     clearInterval(ticker);
     throttle.cancel();
     stopInterrupt();
-    for (const m of [rollouts, replicaSets, pods]) m.stop();
+    for (const m of [rollouts, replicaSets, pods, runs]) m.stop();
     view.close();
   }
 }
@@ -160,6 +168,21 @@ export const registerGet: Registrar = (program, deps, act) => {
         },
       ),
     );
+  get
+    .command('analysisrun')
+    .aliases(['ar', 'analysisruns'])
+    .description('Show an AnalysisRun: phase, args, and each metric with its latest measurements')
+    .argument('<name>', 'AnalysisRun name')
+    .option('--no-color', 'do not colour the output')
+    .action(
+      act(async (name: string, opts: { color: boolean }, cmd: Command) => {
+        const { client, namespace } = await clientFor(deps, cmd);
+        const run = await client.getAnalysisRun(namespace, name);
+        const paint = wantColor(deps.env, opts.color, !!deps.out.isTTY) ? ansiColor : noColor;
+        deps.out.write(renderAnalysisRun(run, deps.now(), paint));
+        return 0;
+      }),
+    );
   // `get NAME` alone is not a kind: point at the right form.
   get
     .usage('rollout <name> [options]')
@@ -168,7 +191,7 @@ export const registerGet: Registrar = (program, deps, act) => {
     .action((kind: string | undefined) => {
       throw new CliError(
         kind && !isRolloutWord(kind)
-          ? `unknown resource type "${kind}": use 'get rollout NAME'`
+          ? `unknown resource type "${kind}": use 'get rollout NAME' or 'get analysisrun NAME'`
           : "missing rollout name: use 'get rollout NAME'",
       );
     });

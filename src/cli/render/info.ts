@@ -3,6 +3,8 @@
  * their Pods (plain objects in, plain objects out). Phase rules follow Argo Rollouts' client
  * side (`GetRolloutPhase`): status.phase is trusted only once the spec generation is observed.
  */
+import type { AnalysisRun } from '../../api/analysis.ts';
+import { analysisRunInfo, type AnalysisRunInfo } from './analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
@@ -110,6 +112,8 @@ export interface ReplicaSetInfo {
 export interface RevisionInfo {
   revision: number | undefined;
   replicaSets: ReplicaSetInfo[];
+  /** The Rollout's AnalysisRuns for this revision, newest first. */
+  analysisRuns: AnalysisRunInfo[];
 }
 
 export interface ImageInfo {
@@ -174,6 +178,7 @@ export function rolloutInfo(
   allReplicaSets: readonly ReplicaSetLike[],
   allPods: readonly PodLike[],
   now: number,
+  allRuns: readonly AnalysisRun[] = [],
 ): RolloutInfo {
   const st = ro.status ?? {};
   const fully = isFullyPromoted(ro);
@@ -218,7 +223,14 @@ export function rolloutInfo(
   for (const rs of infos) {
     const last = revisions.at(-1);
     if (last && last.revision === rs.revision) last.replicaSets.push(rs);
-    else revisions.push({ revision: rs.revision, replicaSets: [rs] });
+    else revisions.push({ revision: rs.revision, replicaSets: [rs], analysisRuns: [] });
+  }
+  const runs = allRuns
+    .filter((r) => ownedBy(r.metadata.ownerReferences, owner))
+    .map(analysisRunInfo)
+    .sort((a, b) => (b.created ?? 0) - (a.created ?? 0) || b.name.localeCompare(a.name));
+  for (const run of runs) {
+    revisions.find((rev) => rev.revision === run.revision)?.analysisRuns.push(run);
   }
 
   const { phase, message } = rolloutPhase(ro);

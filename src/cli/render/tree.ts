@@ -5,6 +5,7 @@
 import { noColor, type Paint } from './color.ts';
 import { age, columns } from './format.ts';
 import { ICON, KIND_ICON, TONE, type IconHealth } from './icons.ts';
+import { ANALYSIS_RUN_ICON, type AnalysisRunInfo } from './analysis.ts';
 import type { ReplicaSetInfo, RolloutInfo } from './info.ts';
 
 export interface RenderOptions {
@@ -76,6 +77,24 @@ function rsNode(rs: ReplicaSetInfo, paint: Paint, now: number): Node {
   };
 }
 
+function runNode(run: AnalysisRunInfo, paint: Paint, now: number): Node {
+  return {
+    label: `${ANALYSIS_RUN_ICON} ${run.name}`,
+    kind: 'AnalysisRun',
+    status: status(paint, run.health, run.phase),
+    age: age(run.created, now),
+    info: run.counts,
+    children: run.metrics.map((m) => ({
+      label: m.dryRun ? `${m.name} (dry run)` : m.name,
+      kind: 'Metric',
+      status: status(paint, m.health, m.phase),
+      age: '',
+      info: m.latest,
+      children: [],
+    })),
+  };
+}
+
 export function renderTree(info: RolloutInfo, opts: RenderOptions): string {
   const paint = opts.paint ?? noColor;
   const root: Node = {
@@ -90,7 +109,10 @@ export function renderTree(info: RolloutInfo, opts: RenderOptions): string {
       status: '',
       age: '',
       info: '',
-      children: rev.replicaSets.map((rs) => rsNode(rs, paint, opts.now)),
+      children: [
+        ...rev.replicaSets.map((rs) => rsNode(rs, paint, opts.now)),
+        ...rev.analysisRuns.map((run) => runNode(run, paint, opts.now)),
+      ],
     })),
   };
   const showAge = opts.showAge ?? true;

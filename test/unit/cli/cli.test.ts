@@ -9,7 +9,15 @@ import { connect } from '../../../src/cli/client.ts';
 import type { CliDeps } from '../../../src/cli/context.ts';
 import { run } from '../../../src/cli/program.ts';
 import { FakeApiServer } from './fake-apiserver.ts';
-import { canaryPods, canaryRS, pausedStatus, rollout, stablePods, stableRS } from './fixtures.ts';
+import {
+  analysisRun,
+  canaryPods,
+  canaryRS,
+  pausedStatus,
+  rollout,
+  stablePods,
+  stableRS,
+} from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-cli-'));
 const kubeconfig = join(dir, 'kubeconfig');
@@ -314,3 +322,31 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test('get analysisrun: one run in detail; a missing one is a one-line error', async () => {
+  api.put(
+    'analysisruns',
+    obj(
+      analysisRun('web-c4n4ry-2-1', 'Failed', [
+        {
+          name: 'success-rate',
+          phase: 'Failed',
+          failed: 1,
+          measurements: [{ phase: 'Failed', value: '[0.42]' }],
+        },
+      ]),
+    ),
+  );
+  for (const kind of ['analysisrun', 'ar']) {
+    const r = await cli(['get', kind, 'web-c4n4ry-2-1']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /Status: +✖ Failed/);
+    assert.match(r.out, /✖ Failed +\[0\.42\]/);
+  }
+  const rollout = await cli(['get', 'rollout', 'web']);
+  assert.match(rollout.out, /α web-c4n4ry-2-1 +AnalysisRun +✖ Failed/);
+  const missing = await cli(['get', 'analysisrun', 'nope']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /nope/);
+  assert.equal(missing.err.trim().split('\n').length, 1);
+});

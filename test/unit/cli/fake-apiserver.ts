@@ -1,6 +1,6 @@
 // A tiny Kubernetes API server on 127.0.0.1 for the plugin's unit tests: rollouts (get, list,
 // watch, merge-patch /status with resourceVersion preconditions), replicasets and pods (list,
-// watch), and forbidden rules. Plain HTTP; kubeconfigs set insecure-skip-tls-verify.
+// watch), analysisruns (get, list, watch), and forbidden rules. Plain HTTP; kubeconfigs set insecure-skip-tls-verify.
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -15,7 +15,7 @@ type Obj = {
   metadata: { name: string; namespace: string; resourceVersion?: string; [k: string]: unknown };
   [k: string]: unknown;
 };
-type Resource = 'rollouts' | 'replicasets' | 'pods';
+type Resource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns';
 
 export interface PatchRecord {
   namespace: string;
@@ -33,7 +33,7 @@ interface Watcher {
 }
 
 const ROUTE =
-  /^\/(?:apis\/stepwise\.dev\/v1alpha1|apis\/apps\/v1|api\/v1)(?:\/namespaces\/([^/]+))?\/(rollouts|replicasets|pods)(?:\/([^/]+))?(\/status)?$/;
+  /^\/(?:apis\/stepwise\.dev\/v1alpha1|apis\/apps\/v1|api\/v1)(?:\/namespaces\/([^/]+))?\/(rollouts|replicasets|pods|analysisruns)(?:\/([^/]+))?(\/status)?$/;
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
@@ -186,7 +186,12 @@ current-context: fake
               ? 'watch'
               : 'list';
       const where = ns ? `in the namespace "${ns}"` : 'at the cluster scope';
-      const group = resource === 'rollouts' ? 'stepwise.dev' : resource === 'pods' ? '' : 'apps';
+      const group =
+        resource === 'rollouts' || resource === 'analysisruns'
+          ? 'stepwise.dev'
+          : resource === 'pods'
+            ? ''
+            : 'apps';
       const what = `${resource}${sub ? '/status' : ''}`;
       return send(
         403,

@@ -1,5 +1,7 @@
 // Plain objects for the plugin's tests: a Rollout mid-canary with a stable and a canary
 // ReplicaSet and their pods.
+import type { AnalysisRun, MetricResult } from '../../../src/api/analysis.ts';
+import { REVISION_ANNOTATION } from '../../../src/api/keys.ts';
 import type { Rollout, RolloutStatus } from '../../../src/api/rollout.ts';
 import type { PodLike, ReplicaSetLike } from '../../../src/cli/render/objects.ts';
 
@@ -126,3 +128,44 @@ export const stablePods = ['aaaaa', 'bbbbb', 'ccccc', 'ddddd', 'eeeee'].map((s) 
   pod(stableRS, s),
 );
 export const canaryPods = [pod(canaryRS, 'zzzzz', 'ready', 2)];
+
+/** An AnalysisRun of Rollout web (uid-web unless `owner`), for revision 2 unless told. */
+export function analysisRun(
+  name: string,
+  phase: string,
+  results: MetricResult[],
+  extra: { revision?: number; created?: number; owner?: string } = {},
+): AnalysisRun {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: {
+      name,
+      namespace: 'shop',
+      creationTimestamp: new Date(ago(extra.created ?? 60)),
+      annotations: { [REVISION_ANNOTATION]: String(extra.revision ?? 2) },
+      ownerReferences: [
+        {
+          apiVersion: 'stepwise.dev/v1alpha1',
+          kind: 'Rollout',
+          name: 'web',
+          uid: extra.owner ?? 'uid-web',
+        },
+      ],
+    },
+    spec: {
+      args: [
+        { name: 'canary-hash', value: 'c4n4ry' },
+        { name: 'token', valueFrom: { secretKeyRef: { name: 'prom', key: 'token' } } },
+      ],
+      metrics: results.map((r) => ({
+        name: r.name,
+        interval: '30s',
+        failureLimit: 0,
+        successCondition: 'result[0] >= 0.95',
+        provider: { prometheus: { query: 'up' } },
+      })),
+    },
+    status: { phase: phase as never, metricResults: results },
+  };
+}
