@@ -32,6 +32,7 @@ import {
   track,
   yellow,
 } from './demo-kit.ts';
+import { analysisAct, startMetrics } from './demo-analysis.ts';
 import { Timeline, describeStep, type CanaryStep } from './demo-timeline.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -210,20 +211,26 @@ async function main(): Promise<void> {
     say(`An earlier run left namespace "${NS}": deleting it for a clean start (about 10 s).`);
     await kubectl('delete', 'namespace', NS, '--wait=true', '--timeout=90s');
   }
-  say('The Rollout CustomResourceDefinition (kind Rollout, short name swro), server-side applied:');
+  say(
+    'The CustomResourceDefinitions (Rollout, AnalysisTemplate, AnalysisRun, …), server-side applied:',
+  );
   await kubectl('apply', '--server-side', '-f', 'deploy/crds/');
   await kubectl(
     'wait',
     '--for=condition=Established',
     'crd/rollouts.stepwise.dev',
+    'crd/analysistemplates.stepwise.dev',
+    'crd/analysisruns.stepwise.dev',
     '--timeout=30s',
   );
 
   section('2. The controller');
   say(
     `It watches Rollouts in namespace "${NS}" and their ReplicaSets, Pods and Services, and writes`,
-    'with server-side apply. In a real cluster it runs as a Deployment; here, a child process:',
+    'with server-side apply. In a real cluster it runs as a Deployment; here, a child process,',
+    'given the address of a real Prometheus on loopback for the analysis at the end:',
   );
+  const metrics = await startMetrics();
   const controller = await startController();
   say(`Running (pid ${controller.pid}); it logged "workers started": it is ready.`);
 
@@ -351,6 +358,8 @@ async function main(): Promise<void> {
   await inDemo('events', '--for', `rollout/${NAME}`);
   await expectOnlyOurController();
 
+  await analysisAct(NS, metrics);
+
   section('Done');
   say(
     'You saw:',
@@ -359,7 +368,9 @@ async function main(): Promise<void> {
     '    pause until `kubectl stepwise promote`;',
     '  - the rest of the steps on their own: 50%, 10 s, 75%, 10 s, then the new version stable;',
     '  - `kubectl stepwise abort`: stable back to 4 pods and both Services on it at once, the canary',
-    '    scaled down after abortScaleDownDelaySeconds, the Rollout Degraded, all of it in Events.',
+    '    scaled down after abortScaleDownDelaySeconds, the Rollout Degraded, all of it in Events;',
+    '  - a bad release judged by Prometheus: the measured success rate, the condition it failed,',
+    '    and the rollback, with no one watching.',
   );
   say('', 'Stopping the controller:');
   await stopController(controller);

@@ -93,6 +93,9 @@ export function analysisRunInfo(run: AnalysisRun): AnalysisRunInfo {
   };
 }
 
+/** Keys in a column of 17, a long one (an arg's name) followed by one space. */
+const label = (key: string): string => key.padEnd(Math.max(17, key.length + 1));
+
 const badge = (paint: Paint, health: IconHealth, text: string): string =>
   paint(`${ICON[health]} ${text}`, TONE[health]);
 
@@ -118,7 +121,7 @@ export function renderAnalysisRun(run: AnalysisRun, now: number, paint: Paint = 
       head.push([`  ${a.name}:`, shown]);
     }
   }
-  const out = [head.map(([k, v]) => (v ? k.padEnd(17) + v : k)).join('\n')];
+  const out = [head.map(([k, v]) => (v ? label(k) + v : k)).join('\n')];
   for (const metric of run.spec.metrics) {
     const result = (st.metricResults ?? []).find((r) => r.name === metric.name);
     const provider = Object.keys(metric.provider).find(
@@ -141,7 +144,7 @@ export function renderAnalysisRun(run: AnalysisRun, now: number, paint: Paint = 
         `consecutiveErrorLimit ${metric.consecutiveErrorLimit}`,
     ].filter((x): x is string => typeof x === 'string');
     if (limits.length > 0) lines.push(['  Limits:', limits.join(', ')]);
-    out.push(lines.map(([k, v]) => k.padEnd(17) + v).join('\n'));
+    out.push(lines.map(([k, v]) => label(k) + v).join('\n'));
     const ms = result?.measurements ?? [];
     if (ms.length === 0) {
       out.push('  (no measurements yet)');
