@@ -16,7 +16,6 @@ import {
 import type {
   ConditionEvaluator,
   DueMeasurement,
-  ProviderOutcome,
   TakenMeasurement,
 } from '../analysis/evaluate/index.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -27,6 +26,8 @@ import type { KubeObject } from '../kube/objects.ts';
 import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/providers/index.ts';
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';
+import { callProvider } from './provider-call.ts';
+import type { Outcome } from './provider-call.ts';
 import type { SecretSource } from './analysis-sources.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 
@@ -106,74 +107,51 @@ export class AnalysisRunReconciler implements Reconciler {
     const { clock, evaluate } = this.#deps;
     const name = providerName(due.metric);
     const started = clock.now();
-    let measurement: Measurement;
-    if (due.kind === 'terminate' && due.inFlight !== undefined) {
-      // web and prometheus answer at once, so nothing is in flight; a job's run is stopped.
-      measurement = { ...due.inFlight, phase: 'Successful', finishedAt: iso(started) };
-    } else {
-      const outcome = await this.#measure(run, due, name, args, signal);
-      const judged = conditionsWithArgs(due.metric, args);
-      measurement = finishMeasurement(judged, outcome, evaluate, started, clock.now());
-    }
+    const outcome: Outcome =
+      args instanceof Error && due.kind !== 'terminate'
+        ? { ok: false, message: args.message }
+        : await callProvider({
+            provider: name === undefined ? undefined : this.#deps.providers[name],
+            name,
+            metric: due.metric,
+            kind: due.kind,
+            inFlight: due.inFlight,
+            ctx: {
+              namespace: run.metadata.namespace ?? '',
+              run: { name: run.metadata.name ?? '', uid: run.metadata.uid ?? '' },
+              index: measurementIndex(run, due.metric.name),
+              args: args instanceof Error ? {} : (args ?? {}),
+              secrets: this.#deps.secrets,
+            },
+            timeoutMs: measurementTimeoutMs(
+              due.metric,
+              this.#deps.maxMeasurementMs ?? DEFAULT_MAX_MEASUREMENT_MS,
+            ),
+            clock,
+            stop: signal,
+          });
+    // A resumed measurement keeps the time it started.
+    const since =
+      due.inFlight?.startedAt === undefined ? started : Date.parse(due.inFlight.startedAt);
+    const measurement: Measurement =
+      outcome.ok === 'pending'
+        ? {
+            phase: 'Running',
+            startedAt: iso(since),
+            metadata: { ...outcome.metadata },
+            ...(outcome.resumeAfterMs === undefined
+              ? {}
+              : { resumeAt: iso(clock.now() + outcome.resumeAfterMs) }),
+          }
+        : finishMeasurement(
+            conditionsWithArgs(due.metric, args),
+            outcome,
+            evaluate,
+            since,
+            clock.now(),
+          );
     this.#deps.onMeasurement?.(name ?? 'unknown', measurement.phase ?? 'Unknown');
     return { metricName: due.metric.name, kind: due.kind, measurement };
-  }
-
-  async #measure(
-    run: AnalysisRun,
-    due: DueMeasurement,
-    name: ProviderName | undefined,
-    args: Readonly<Record<string, string>> | Error | undefined,
-    stop: AbortSignal,
-  ): Promise<ProviderOutcome> {
-    const provider = name === undefined ? undefined : this.#deps.providers[name];
-    if (provider === undefined) {
-      return {
-        ok: false,
-        message: `provider ${name ?? '(none)'} is not available in this controller`,
-      };
-    }
-    if (args instanceof Error) return { ok: false, message: args.message };
-    if (due.kind === 'resume') {
-      return { ok: false, message: `provider ${name} cannot resume a measurement` };
-    }
-    const timeoutMs = measurementTimeoutMs(
-      due.metric,
-      this.#deps.maxMeasurementMs ?? DEFAULT_MAX_MEASUREMENT_MS,
-    );
-    const abort = new AbortController();
-    let cancelTimer: () => void = () => undefined;
-    let onStop: () => void = () => undefined;
-    // A provider that ignores its signal is abandoned: the race settles on the timer or the stop.
-    const gaveUp = new Promise<ProviderOutcome>((resolve) => {
-      const giveUp = (message: string): void => {
-        resolve({ ok: false, message });
-        abort.abort(new Error(message));
-      };
-      cancelTimer = this.#deps.clock.after(timeoutMs, () =>
-        giveUp(`measurement timed out after ${timeoutMs / 1000}s`),
-      );
-      onStop = () => giveUp('measurement stopped: controller shutting down');
-      if (stop.aborted) onStop();
-      else stop.addEventListener('abort', onStop, { once: true });
-    });
-    try {
-      const measured = provider
-        .measure(due.metric, {
-          namespace: run.metadata.namespace ?? '',
-          args: args ?? {},
-          secrets: this.#deps.secrets,
-          signal: abort.signal,
-        })
-        .catch((err: unknown): ProviderOutcome => ({
-          ok: false,
-          message: err instanceof Error ? err.message : String(err),
-        }));
-      return await Promise.race([measured, gaveUp]);
-    } finally {
-      cancelTimer();
-      stop.removeEventListener('abort', onStop);
-    }
   }
 
   /** Returns the new resourceVersion. A Conflict (the run changed since we read it) throws. */
@@ -194,6 +172,12 @@ export class AnalysisRunReconciler implements Reconciler {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** 1-based number of the metric's next measurement: every finished one counts, errors too. */
+function measurementIndex(run: AnalysisRun, metric: string): number {
+  const r = run.status?.metricResults?.find((m) => m.name === metric);
+  return (r?.count ?? 0) + (r?.error ?? 0) + 1;
+}
 
 /**
  * Argo resolves `{{args.x}}` in the whole metric, conditions included (thresholds are often

@@ -5,7 +5,13 @@
  */
 import { writeHeapSnapshot } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
-import { CONTROLLER_NAME, LEASE_NAME, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+import {
+  ANALYSIS_RUN_KIND,
+  CONTROLLER_NAME,
+  LEASE_NAME,
+  POD_TEMPLATE_HASH_LABEL,
+} from '../api/index.ts';
+import { JOB_RUN_LABEL } from '../analysis/providers/index.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
@@ -139,7 +145,17 @@ async function main(): Promise<number> {
     'clusteranalysistemplates',
     Resources.ClusterAnalysisTemplate,
   );
+  // Jobs of the job metric provider: a change wakes the run that owns the Job.
+  const jobs = new Informer<KubeObject>({
+    name: 'analysis-jobs',
+    source: kubeListWatch(api, Resources.Job, ns),
+    clock,
+    logger: log,
+    onResumed: requeueAll,
+    labelSelector: JOB_RUN_LABEL,
+  });
   const informers = [
+    jobs,
     rollouts,
     replicaSets,
     pods,
@@ -194,6 +210,11 @@ async function main(): Promise<number> {
     onDelete: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
   });
   const runKey = (r: AnalysisRun): Key => `${r.metadata.namespace}/${r.metadata.name}`;
+  const ownerRun = (job: KubeObject): void => {
+    const owner = job.metadata?.ownerReferences?.find((o) => o.kind === ANALYSIS_RUN_KIND);
+    if (owner !== undefined) runQueue.add(`${job.metadata?.namespace}/${owner.name}`);
+  };
+  jobs.addEventHandler({ onAdd: ownerRun, onUpdate: (_old, j) => ownerRun(j), onDelete: ownerRun });
   analysisRuns.addEventHandler({
     onAdd: (r) => runQueue.add(runKey(r)),
     onUpdate: (_old, r) => runQueue.add(runKey(r)),
@@ -235,7 +256,7 @@ async function main(): Promise<number> {
     events: recorder,
     clock,
     log,
-    providers: analysisProviders(),
+    providers: analysisProviders(api),
     secrets: new CachedSecretSource(api, clock),
     evaluate: conditionEvaluator(),
     onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),

@@ -26,6 +26,7 @@ export const KWOK_STAGE_FILES = [
 export const CHAOS_FAILED_LABEL = 'pod-container-running-failed.stage.kwok.x-k8s.io';
 export const FAULT_LABEL = 'stepwise.dev/fault';
 export const NEVER_READY = 'never-ready';
+export const JOB_FAIL = 'job-fail';
 
 /**
  * A pod labelled `stepwise.dev/fault: never-ready` runs but never passes its readiness probe:
@@ -88,13 +89,63 @@ spec:
       startTime: {{ $now | Quote }}
 `;
 
+/**
+ * A Job's pod labelled `stepwise.dev/fault: job-fail` ends Failed (its container exits 1) where
+ * kwok's pod-complete would make it Succeeded: the Job controller then counts a failure, and a
+ * Job with backoffLimit 0 fails. Its weight beats pod-complete's 0.
+ */
+export const JOB_FAIL_STAGE = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: stepwise-job-pod-fail
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.labels["${FAULT_LABEL}"]'
+      operator: 'In'
+      values:
+      - '${JOB_FAIL}'
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values:
+      - 'Running'
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: 'In'
+      values:
+      - 'Job'
+  weight: 10000
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      containerStatuses:
+      {{ range $index, $item := .spec.containers }}
+      - image: {{ $item.image | Quote }}
+        name: {{ $item.name | Quote }}
+        ready: false
+        restartCount: 0
+        started: false
+        state:
+          terminated:
+            exitCode: 1
+            finishedAt: {{ $now | Quote }}
+            reason: Error
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: Failed
+`;
+
 /** Writes kwok's --config file: every stage as one multi-document YAML. */
 export async function writeKwokConfig(file: string, binDir: string): Promise<void> {
   const stageRoot = await findStageRoot(binDir);
   const docs = await Promise.all(KWOK_STAGE_FILES.map((f) => readFile(join(stageRoot, f), 'utf8')));
   await writeFile(
     file,
-    [...docs, NEVER_READY_STAGE].map((d) => d.trimEnd()).join('\n---\n') + '\n',
+    [...docs, NEVER_READY_STAGE, JOB_FAIL_STAGE].map((d) => d.trimEnd()).join('\n---\n') + '\n',
   );
 }
 

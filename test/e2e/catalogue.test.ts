@@ -45,6 +45,8 @@ async function measure(metric: Metric, args: Record<string, string>): Promise<st
   const provider = prometheusProvider({ defaultAddress: prometheus.url, now: () => END });
   const ctx = {
     namespace: 'shop',
+    run: { name: 'catalogue', uid: 'uid-catalogue' },
+    index: 1,
     args,
     secrets: { secretValue: () => Promise.reject(new Error('no Secrets here')) },
     signal: new AbortController().signal,

@@ -98,6 +98,12 @@ export type ProviderOutcome =
       /** Its text form for status (`[0.97]`, `NaN`, `[]`). */
       readonly value: string;
       readonly metadata?: Readonly<Record<string, string>>;
+      /**
+       * The provider's own verdict, for providers whose outcome is the judgement (a Job that
+       * completed or failed); conditions are not consulted then.
+       */
+      readonly phase?: MeasuredPhase;
+      readonly message?: string;
     }
   | { readonly ok: false; readonly message: string };
 
@@ -114,7 +120,10 @@ export function finishMeasurement(
     finishedAt: new Date(finishedAt).toISOString(),
   };
   if (!outcome.ok) return { phase: 'Error', message: outcome.message, ...times };
-  const verdict = judge(metric, outcome.result, evaluate);
+  const verdict: Verdict =
+    outcome.phase !== undefined
+      ? { phase: outcome.phase, ...(outcome.message ? { message: outcome.message } : {}) }
+      : judge(metric, outcome.result, evaluate);
   return {
     phase: verdict.phase,
     ...(verdict.message === undefined ? {} : { message: verdict.message }),

@@ -5,3 +5,4 @@ export { webProvider, DEFAULT_WEB_TIMEOUT_SECONDS } from './web.ts';
 export { readJsonPath } from './jsonpath.ts';
 export { prometheusProvider, DEFAULT_PROMETHEUS_TIMEOUT_SECONDS } from './prometheus.ts';
 export type { PrometheusProviderOptions } from './prometheus.ts';
+export { jobProvider, jobName, JOB_RUN_LABEL, JOB_METRIC_LABEL } from './job.ts';

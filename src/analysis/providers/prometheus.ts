@@ -11,7 +11,7 @@ import { parseGoDuration } from '../../api/duration.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
 import { send } from './http.ts';
-import type { AnalysisProvider, MeasureContext } from './provider.ts';
+import type { MeasureContext, SynchronousProvider } from './provider.ts';
 import { parseRangeTime } from './range-time.ts';
 
 /** Argo's default `timeout`, seconds. */
@@ -23,7 +23,7 @@ export interface PrometheusProviderOptions {
   readonly now?: () => number;
 }
 
-export function prometheusProvider(opts: PrometheusProviderOptions = {}): AnalysisProvider {
+export function prometheusProvider(opts: PrometheusProviderOptions = {}): SynchronousProvider {
   const now = opts.now ?? Date.now;
   return {
     async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {

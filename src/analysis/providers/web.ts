@@ -10,12 +10,12 @@ import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
 import { send } from './http.ts';
 import { readJsonPath } from './jsonpath.ts';
-import type { AnalysisProvider, MeasureContext } from './provider.ts';
+import type { MeasureContext, SynchronousProvider } from './provider.ts';
 
 /** Argo's default `timeoutSeconds`. */
 export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
 
-export const webProvider: AnalysisProvider = {
+export const webProvider: SynchronousProvider = {
   async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {
     const web = metric.provider.web;
     if (web === undefined) return { ok: false, message: 'metric has no web provider' };

@@ -6,10 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AnalysisRun, Metric } from '../../../src/api/index.ts';
 import type { ProviderOutcome } from '../../../src/analysis/evaluate/index.ts';
-import type {
-  AnalysisProvider,
-  MeasureContext,
-} from '../../../src/analysis/providers/index.ts';
+import type { AnalysisProvider, MeasureContext } from '../../../src/analysis/providers/index.ts';
 import { CachedSecretSource } from '../../../src/controller/analysis-sources.ts';
 import { AnalysisRunReconciler } from '../../../src/controller/analysisrun-reconciler.ts';
 import type { Key } from '../../../src/controller/reconciler.ts';
@@ -62,7 +59,7 @@ function scripted(
 
 const value = (n: number): ProviderOutcome => ({ ok: true, result: n, value: String(n) });
 
-function setup(run: AnalysisRun, provider?: AnalysisProvider) {
+function setup(run: AnalysisRun, provider?: AnalysisProvider, as: 'web' | 'job' = 'web') {
   const api = new FakeKubeApi();
   api.seed(run);
   const clock = new FakeClock(Date.parse('2026-12-01T10:00:00Z'));
@@ -82,7 +79,7 @@ function setup(run: AnalysisRun, provider?: AnalysisProvider) {
     events: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
     clock,
     log,
-    providers: provider ? { web: provider } : {},
+    providers: provider ? { [as]: provider } : {},
     secrets: new CachedSecretSource(api, clock),
     evaluate,
     onMeasurement: (p, phase) => measured.push(`${p} ${phase}`),
@@ -285,5 +282,72 @@ describe('AnalysisRunReconciler', () => {
     assert.deepEqual(await t.reconciler.reconcile(KEY, t.stop.signal), {});
     assert.equal(t.api.writes().length, 0);
     assert.equal(p.calls.length, 0);
+  });
+
+  it('an asynchronous provider: Running until resumed to a verdict, one create per measurement', async () => {
+    const calls: string[] = [];
+    let polls = 0;
+    const job: AnalysisProvider = {
+      measure: (_m, ctx) => {
+        calls.push(`measure ${ctx.run.name} #${ctx.index}`);
+        return Promise.resolve({
+          ok: 'pending',
+          metadata: { 'job-name': 'run.check.1' },
+          resumeAfterMs: 10_000,
+        });
+      },
+      resume: (_m, inFlight) => {
+        calls.push(`resume ${inFlight.metadata?.['job-name']}`);
+        polls += 1;
+        return Promise.resolve(
+          polls < 2
+            ? { ok: 'pending', metadata: { 'job-name': 'run.check.1' }, resumeAfterMs: 10_000 }
+            : {
+                ok: true,
+                result: false,
+                value: 'Failed',
+                phase: 'Failed',
+                message: 'Job run.check.1 failed',
+              },
+        );
+      },
+    };
+    const metric: Metric = { name: 'check', provider: { job: { spec: {} } } };
+    const t = setup(runOf([metric]), job, 'job');
+    assert.equal(await pass(t), 10_000, 'comes back at resumeAt');
+    const running = t.stored().status?.metricResults?.[0]?.measurements?.[0];
+    assert.equal(running?.phase, 'Running');
+    assert.equal(running?.finishedAt, undefined);
+    const run = await runToEnd(t);
+    assert.equal(run.status?.phase, 'Failed');
+    const [m] = run.status?.metricResults?.[0]?.measurements ?? [];
+    assert.equal(m?.phase, 'Failed');
+    assert.equal(m?.message, 'Job run.check.1 failed');
+    assert.equal(m?.startedAt, running?.startedAt, 'a resumed measurement keeps its start');
+    assert.deepEqual(calls, ['measure run #1', 'resume run.check.1', 'resume run.check.1']);
+  });
+
+  it('terminating a run stops its asynchronous measurement, which ends Successful', async () => {
+    const stopped: string[] = [];
+    const job: AnalysisProvider = {
+      measure: () =>
+        Promise.resolve({ ok: 'pending', metadata: { 'job-name': 'j' }, resumeAfterMs: 60_000 }),
+      terminate: (_m, inFlight) => {
+        stopped.push(inFlight.metadata?.['job-name'] ?? '');
+        return Promise.resolve();
+      },
+    };
+    const metric: Metric = { name: 'check', provider: { job: { spec: {} } } };
+    const t = setup(runOf([metric]), job, 'job');
+    await pass(t);
+    const current = t.stored();
+    const terminated: AnalysisRun = { ...current, spec: { ...current.spec, terminate: true } };
+    t.api.seed(terminated);
+    const run = await runToEnd(t);
+    assert.deepEqual(stopped, ['j']);
+    const [m] = run.status?.metricResults?.[0]?.measurements ?? [];
+    assert.equal(m?.phase, 'Successful');
+    assert.match(m?.message ?? '', /terminated/i);
+    assert.equal(run.status?.phase, 'Successful');
   });
 });

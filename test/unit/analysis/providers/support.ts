@@ -93,5 +93,5 @@ export function context(
   secrets: SecretSource = new MemorySecrets(),
   signal: AbortSignal = new AbortController().signal,
 ): MeasureContext {
-  return { namespace: 'ns', args, secrets, signal };
+  return { namespace: 'ns', run: { name: 'run', uid: 'uid-run' }, index: 1, args, secrets, signal };
 }

@@ -1,0 +1,175 @@
+/**
+ * The `job` provider: a measurement is a Kubernetes Job, owned by the AnalysisRun and named after
+ * the run, metric and measurement (`<run>.<metric>.<n>`, so a restarted controller finds the Job
+ * it made rather than making a second). Asynchronous: `measure` creates the Job and leaves the
+ * measurement Running; `resume` reads it: Complete is Successful, Failed is Failed, pods that
+ * cannot pull their image are Inconclusive at once (Argo v1.10), anything else keeps running.
+ * `terminate` deletes the Job. Job events wake the run (the controller watches our Jobs), so the
+ * measurement has no `resumeAt`: it is resumed on every pass, as Argo does.
+ */
+import { createHash } from 'node:crypto';
+import type { Measurement, Metric } from '../../api/index.ts';
+import { API_VERSION, ANALYSIS_RUN_KIND } from '../../api/index.ts';
+import { isAlreadyExists } from '../../kube/errors.ts';
+import type { KubeApi } from '../../kube/kube-api.ts';
+import type { KubeObject } from '../../kube/objects.ts';
+import { Resources } from '../../kube/resources.ts';
+import type { ProviderOutcome } from '../evaluate/index.ts';
+import type { AnalysisProvider, MeasureContext, PendingOutcome } from './provider.ts';
+
+/** On every Job we create: selects them for the controller's Job informer. */
+export const JOB_RUN_LABEL = 'analysis.stepwise.dev/run';
+export const JOB_METRIC_LABEL = 'analysis.stepwise.dev/metric';
+/** Measurement metadata keys naming the Job. */
+export const JOB_NAME_KEY = 'job-name';
+export const JOB_NAMESPACE_KEY = 'job-namespace';
+const MAX_NAME = 63;
+const IMAGE_PULL_ERRORS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
+
+interface JobObject extends KubeObject {
+  readonly status?: {
+    readonly conditions?: readonly {
+      type?: string;
+      status?: string;
+      message?: string;
+      reason?: string;
+    }[];
+  };
+}
+interface PodObject extends KubeObject {
+  readonly status?: {
+    readonly containerStatuses?: readonly {
+      state?: { waiting?: { reason?: string; message?: string } };
+    }[];
+  };
+}
+
+/** `<run>.<metric>.<n>`, or a prefix of it and a hash when that is over 63 characters. */
+export function jobName(run: string, metric: string, index: number): string {
+  const full = `${run}.${metric}.${index}`;
+  if (full.length <= MAX_NAME) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 10);
+  return `${full.slice(0, MAX_NAME - 11).replace(/[.-]+$/, '')}-${hash}`;
+}
+
+/** Label values are at most 63 characters: a long run name is shortened the same way. */
+const labelValue = (value: string): string =>
+  value.length <= MAX_NAME ? value : jobName(value, '', 0).replace(/\.+/g, '-');
+
+export function jobProvider(api: KubeApi): AnalysisProvider {
+  return {
+    async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome | PendingOutcome> {
+      const spec = metric.provider.job;
+      if (spec === undefined) return { ok: false, message: 'metric has no job provider' };
+      const name = jobName(ctx.run.name, metric.name, ctx.index);
+      const body: KubeObject & { spec: unknown } = {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {
+          name,
+          namespace: ctx.namespace,
+          labels: {
+            ...spec.metadata?.labels,
+            [JOB_RUN_LABEL]: labelValue(ctx.run.name),
+            [JOB_METRIC_LABEL]: labelValue(metric.name),
+          },
+          ...(spec.metadata?.annotations ? { annotations: { ...spec.metadata.annotations } } : {}),
+          ownerReferences: [
+            {
+              apiVersion: API_VERSION,
+              kind: ANALYSIS_RUN_KIND,
+              name: ctx.run.name,
+              uid: ctx.run.uid,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        spec: spec.spec,
+      };
+      try {
+        await api.create(body);
+      } catch (err) {
+        // Made before a restart, or by a pass whose status write was lost: the same measurement.
+        if (!isAlreadyExists(err)) {
+          return { ok: false, message: `cannot create Job ${name}: ${message(err)}` };
+        }
+      }
+      return pending(name, ctx.namespace);
+    },
+
+    async resume(_metric, inFlight, ctx): Promise<ProviderOutcome | PendingOutcome> {
+      const name = inFlight.metadata?.[JOB_NAME_KEY];
+      const namespace = inFlight.metadata?.[JOB_NAMESPACE_KEY] ?? ctx.namespace;
+      if (name === undefined) return { ok: false, message: 'measurement names no Job' };
+      let job: JobObject | undefined;
+      try {
+        job = await api.get<JobObject>(Resources.Job, namespace, name);
+      } catch (err) {
+        return { ok: false, message: `cannot read Job ${name}: ${message(err)}` };
+      }
+      if (job === undefined) return { ok: false, message: `Job ${name} was deleted` };
+      const done = (job.status?.conditions ?? []).find(
+        (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+      );
+      const meta = { [JOB_NAME_KEY]: name, [JOB_NAMESPACE_KEY]: namespace };
+      if (done?.type === 'Complete') {
+        return { ok: true, result: true, value: 'Complete', metadata: meta, phase: 'Successful' };
+      }
+      if (done?.type === 'Failed') {
+        const why = [done.reason, done.message].filter(Boolean).join(': ');
+        return {
+          ok: true,
+          result: false,
+          value: 'Failed',
+          metadata: meta,
+          phase: 'Failed',
+          message: `Job ${name} failed${why ? ` (${why})` : ''}`,
+        };
+      }
+      const stuck = await imagePullError(api, namespace, name);
+      if (stuck !== undefined) {
+        return {
+          ok: true,
+          result: false,
+          value: stuck,
+          metadata: meta,
+          phase: 'Inconclusive',
+          message: `Job ${name}: a pod cannot pull its image (${stuck})`,
+        };
+      }
+      return pending(name, namespace);
+    },
+
+    async terminate(_metric, inFlight: Measurement, ctx): Promise<void> {
+      const name = inFlight.metadata?.[JOB_NAME_KEY];
+      if (name === undefined) return;
+      const namespace = inFlight.metadata?.[JOB_NAMESPACE_KEY] ?? ctx.namespace;
+      await api.delete(Resources.Job, namespace, name, { propagationPolicy: 'Background' });
+    },
+  };
+}
+
+function pending(name: string, namespace: string): PendingOutcome {
+  return { ok: 'pending', metadata: { [JOB_NAME_KEY]: name, [JOB_NAMESPACE_KEY]: namespace } };
+}
+
+async function imagePullError(
+  api: KubeApi,
+  namespace: string,
+  job: string,
+): Promise<string | undefined> {
+  const pods = await api.list<PodObject>(Resources.Pod, {
+    namespace,
+    labelSelector: `batch.kubernetes.io/job-name=${job}`,
+  });
+  for (const pod of pods.items) {
+    for (const c of pod.status?.containerStatuses ?? []) {
+      const reason = c.state?.waiting?.reason;
+      if (reason !== undefined && IMAGE_PULL_ERRORS.has(reason)) return reason;
+    }
+  }
+  return undefined;
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
