@@ -37,7 +37,7 @@ export class ConfigError extends Error {
 const USAGE = `stepwise-controller [flags]
   --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
   --workers N                concurrent reconciles (default 10)
-  --analysis-workers N       concurrent AnalysisRun reconciles, own queue (default 10)
+  --analysis-workers N       concurrent AnalysisRun reconciles, own queue (default 30, as Argo)
   --metrics-bind-address A   host:port of /metrics /healthz /readyz (default 127.0.0.1:8090)
   --leader-elect BOOL        run leader election on a Lease (default true)
   --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
@@ -75,7 +75,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   return {
     namespace: values.namespace ?? (env.STEPWISE_NAMESPACE || undefined),
     workers: positiveInt('--workers', values.workers ?? '10'),
-    analysisWorkers: positiveInt('--analysis-workers', values['analysis-workers'] ?? '10'),
+    analysisWorkers: positiveInt('--analysis-workers', values['analysis-workers'] ?? '30'),
     metricsHost,
     metricsPort,
     leaderElect: bool('--leader-elect', values['leader-elect'] ?? 'true'),

@@ -215,9 +215,13 @@ async function main(): Promise<number> {
     if (owner !== undefined) runQueue.add(`${job.metadata?.namespace}/${owner.name}`);
   };
   jobs.addEventHandler({ onAdd: ownerRun, onUpdate: (_old, j) => ownerRun(j), onDelete: ownerRun });
+  // A run's own status writes (ours) need no pass: its next one is already scheduled. A spec
+  // change (terminate) or a deletion does.
   analysisRuns.addEventHandler({
     onAdd: (r) => runQueue.add(runKey(r)),
-    onUpdate: (_old, r) => runQueue.add(runKey(r)),
+    onUpdate: (old, r) => {
+      if (old.metadata.generation !== r.metadata.generation) runQueue.add(runKey(r));
+    },
     onDelete: (r) => runQueue.add(runKey(r)),
   });
 

@@ -16,6 +16,7 @@ import { testNamespace } from '../cluster/testing.ts';
 import { DemoApp } from '../demo-app/app.ts';
 import { startPrometheus } from '../prometheus/server.ts';
 import type { RunningPrometheus } from '../prometheus/server.ts';
+import { podTemplateHash } from '../../src/rollout/hash.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { waitForCanary, waitForSplit } from './support/faults.ts';
@@ -46,7 +47,8 @@ async function plugin(...args: string[]): Promise<string> {
   return stdout;
 }
 const app = new DemoApp();
-const hanging = new MetricServer(); // answers /hang never: a Prometheus that is too slow
+// /hang never answers (a Prometheus too slow); /garbage answers JSON that is not its API.
+const hanging = new MetricServer();
 let prometheus: RunningPrometheus;
 let controller: ControllerProcess;
 
@@ -55,6 +57,8 @@ before(async () => {
   const target = await app.listen();
   prometheus = await startPrometheus({ scrapeTargets: [{ job: 'demo', target }] });
   await hanging.start();
+  // What a proxy in front of Prometheus might say: JSON, but not Prometheus' API.
+  hanging.answers.set('garbage/api/v1/query', { hello: 'world' });
   // Metrics that name no address use the controller's default, as Argo's env variable.
   process.env['STEPWISE_PROMETHEUS_ADDRESS'] = prometheus.url;
   controller = await startController();
@@ -114,11 +118,21 @@ async function release(
   await createRollout(ns, rolloutBody('app', { strategy: { canary: { steps } } }));
   const first = await waitForRollout(ns, 'app', 'first revision Healthy', phase('Healthy'));
   app.set(first.status?.stableRS ?? '', { errorRate: 0, latencyMs: 20 });
-  await setImage(ns, 'app', 'app:2');
+  // The new pods' hash is known before they exist: their metrics are there from their first
+  // scrape, as a real pod's would be. An image of its own keeps the hash from other tests.
+  const image = `registry.invalid/app:${ns}`;
+  const next = structuredClone(first.spec.template);
+  const [container] = next.spec?.containers ?? [];
+  if (container) container.image = image;
+  app.set(podTemplateHash(next, 0), { ...canary, latencyMs: 20 });
+  await setImage(ns, 'app', `app:${ns}`);
   const updating = await waitForCanary(ns, 'app');
-  app.set(updating.status?.currentPodHash ?? '', { ...canary, latencyMs: 20 });
+  assert.equal(updating.status?.currentPodHash, podTemplateHash(next, 0));
   return updating;
 }
+
+/** One series whatever has been scraped: the condition, not the data, is under test. */
+const ONE_SERIES = { prometheus: { query: 'vector(0.99)' } };
 
 const aborted = (r: Rollout): boolean => r.status?.abort === true && r.status.phase === 'Degraded';
 
@@ -135,12 +149,16 @@ describe('a canary judged by Prometheus', () => {
   it('a healthy canary (1% errors) passes and completes', async () => {
     const ns = await testNamespace('prom-ok');
     await release(ns, { errorRate: 0.01 });
-    await waitForRollout(
+    const done = await waitForRollout(
       ns,
       'app',
-      'fully promoted',
-      phase('Healthy', (r) => r.status?.currentStepIndex === 3),
+      'fully promoted or aborted',
+      (r) => aborted(r) || phase('Healthy', (x) => x.status?.currentStepIndex === 3)(r),
       90_000,
+    );
+    assert.ok(
+      !aborted(done),
+      `${done.status?.message} ${JSON.stringify((await onlyRun(ns)).status)}`,
     );
     const run = await onlyRun(ns);
     assert.equal(run.status?.phase, 'Successful');
@@ -187,16 +205,37 @@ describe('bad input and faults give Error measurements, then an abort', () => {
       /timed out after 1s/,
     ],
     [
+      'Prometheus answering garbage',
+      { provider: { prometheus: { address: 'GARBAGE', query: 'up' } } },
+      /not a Prometheus API answer/,
+    ],
+    [
+      'a Secret that does not exist',
+      {
+        provider: {
+          prometheus: {
+            query: 'up',
+            authentication: { bearer: { tokenSecretKeyRef: { name: 'prom-token', key: 'token' } } },
+          },
+        },
+      },
+      /Secret "prom-fault-[a-z0-9]+\/prom-token" not found/,
+    ],
+    [
       'an index past the end',
-      { successCondition: 'result[3] >= 0.95' },
+      { successCondition: 'result[3] >= 0.95', provider: ONE_SERIES },
       /index 3 out of range \(len 1\)/,
     ],
     [
       'a string compared with a number',
-      { successCondition: 'result[0] >= "0.95"' },
+      { successCondition: 'result[0] >= "0.95"', provider: ONE_SERIES },
       /invalid operation: float >= string/,
     ],
-    ['a division by zero', { successCondition: 'result[0] / 0 >= 0.95' }, /division by zero/],
+    [
+      'a division by zero',
+      { successCondition: 'result[0] / 0 >= 0.95', provider: ONE_SERIES },
+      /division by zero/,
+    ],
   ];
   for (const [name, metric, pattern] of cases) {
     it(name, async () => {
@@ -212,7 +251,9 @@ describe('bad input and faults give Error measurements, then an abort', () => {
                 address:
                   p.address === 'HANG'
                     ? hanging.url('hang')
-                    : p.address?.replace('PORT', String(port)),
+                    : p.address === 'GARBAGE'
+                      ? hanging.url('garbage')
+                      : p.address?.replace('PORT', String(port)),
               },
             };
       await release(

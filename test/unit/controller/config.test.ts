@@ -11,7 +11,7 @@ describe('controller configuration', () => {
     assert.equal(c.namespace, undefined);
     assert.equal(c.leaseNamespace, 'default');
     assert.equal(c.workers, 10);
-    assert.equal(c.analysisWorkers, 10);
+    assert.equal(c.analysisWorkers, 30);
   });
 
   it('reads flags and the pod namespace from the environment', () => {

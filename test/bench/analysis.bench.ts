@@ -1,0 +1,205 @@
+// 200 AnalysisRuns measuring at a 1 s interval against a real Prometheus (issue 7 §11): how far
+// each measurement starts from its schedule (the previous start + interval), the controller's CPU
+// and RSS while they run, and the queries per second Prometheus answers. Target: drift p99 under
+// 100 ms.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import type { AnalysisRun } from '../../src/api/index.ts';
+import type { KubeHttp } from '../cluster/kube-http.ts';
+import { DemoApp } from '../demo-app/app.ts';
+import { startPrometheus } from '../prometheus/server.ts';
+import { clientFor, controller, createNamespace } from './controller-support.ts';
+import { formatStats, machine, stats, type Benchmark } from './harness.ts';
+
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);
+const MEASUREMENTS = 30;
+const INTERVAL_MS = 1000;
+const NS = 'bench-analysis';
+// 200 runs at 1 s write 200 statuses a second: above the default --qps 50 every write would
+// queue, and 30 workers cannot cover writes that take the API server a few hundred ms each.
+const CONTROLLER_FLAGS = (
+  process.env['BENCH_FLAGS'] ?? '--qps=300 --burst=600 --analysis-workers=100'
+).split(' ');
+const API = '/apis/stepwise.dev/v1alpha1';
+const CRDS = join(import.meta.dirname, '..', '..', 'deploy', 'crds');
+
+async function installCrds(http: KubeHttp): Promise<void> {
+  for (const file of await readdir(CRDS)) {
+    const crd = load(await readFile(join(CRDS, file), 'utf8')) as { metadata: { name: string } };
+    await http.json(
+      'PATCH',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=bench&force=true`,
+      crd,
+      'application/apply-patch+yaml',
+    );
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      await http.json('GET', `${API}/analysisruns`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error('AnalysisRun CRD not served');
+}
+
+function run(name: string): AnalysisRun {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: { name },
+    spec: {
+      metrics: [
+        {
+          name: 'rate',
+          interval: '1s',
+          count: MEASUREMENTS,
+          successCondition: 'len(result) == 0 || result[0] >= 0',
+          provider: {
+            prometheus: {
+              query: `sum(rate(http_requests_total{rollouts_pod_template_hash="bench"}[10s]))`,
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+const metric = (text: string, name: string): number =>
+  [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
+
+const benchmark: Benchmark = {
+  name: 'analysis',
+  description: `${RUNS} AnalysisRuns at a 1 s interval against a real Prometheus`,
+  async run(ctx) {
+    const cluster = await ctx.cluster();
+    const http = clientFor(cluster);
+    await installCrds(http);
+    await createNamespace(http, NS);
+    const app = new DemoApp();
+    app.set('bench', { errorRate: 0.01, latencyMs: 20 });
+    const prometheus = await startPrometheus({
+      scrapeTargets: [{ job: 'bench', target: await app.listen() }],
+    });
+    process.env['STEPWISE_PROMETHEUS_ADDRESS'] = prometheus.url;
+    const ctl = await controller([
+      '--leader-elect=false',
+      `--namespace=${NS}`,
+      ...CONTROLLER_FLAGS,
+    ]);
+    try {
+      const promQueries = async () =>
+        metric(
+          await (await fetch(`${prometheus.url}/metrics`)).text(),
+          'prometheus_http_requests_total',
+        );
+      const sample = async () => {
+        const text = await ctl.metrics();
+        return {
+          at: performance.now(),
+          cpu: metric(text, 'process_cpu_seconds_total'),
+          rss: metric(text, 'process_resident_memory_bytes'),
+        };
+      };
+      const before = await sample();
+      const queriesBefore = await promQueries();
+      ctx.log(`  creating ${RUNS} AnalysisRuns of ${MEASUREMENTS} measurements each`);
+      await Promise.all(
+        Array.from({ length: RUNS }, (_, i) =>
+          http.json('POST', `${API}/namespaces/${NS}/analysisruns`, run(`run-${i}`)),
+        ),
+      );
+      let peakRss = before.rss;
+      let done = 0;
+      while (done < RUNS) {
+        await new Promise((r) => setTimeout(r, 1000));
+        peakRss = Math.max(peakRss, (await sample()).rss);
+        const list = await http.json<{ items: AnalysisRun[] }>(
+          'GET',
+          `${API}/namespaces/${NS}/analysisruns`,
+        );
+        done = list.items.filter((r) => r.status?.phase === 'Successful').length;
+        const failed = list.items.filter(
+          (r) =>
+            r.status?.phase !== undefined &&
+            r.status.phase !== 'Successful' &&
+            r.status.phase !== 'Running',
+        );
+        if (failed.length > 0) {
+          throw new Error(
+            `run ${failed[0]?.metadata.name} ended ${failed[0]?.status?.phase}: ${failed[0]?.status?.message}`,
+          );
+        }
+        ctx.log(`  ${done}/${RUNS} runs done`);
+      }
+      const after = await sample();
+      // Where the time goes: the status write each measurement makes, and the wait for a worker.
+      const final = await ctl.metrics();
+      const sumCount = (name: string, labels: string): [number, number] => [
+        metric(final, `${name}_sum\\{${labels}\\}`),
+        metric(final, `${name}_count\\{${labels}\\}`),
+      ];
+      const [applySum, applyCount] = sumCount(
+        'controller_clientset_k8s_request_duration_seconds',
+        'verb="apply",resource="analysisruns.stepwise.dev/status"',
+      );
+      const [queueSum, queueCount] = sumCount(
+        'workqueue_queue_duration_seconds',
+        'name="analysisrun"',
+      );
+      const queries = (await promQueries()) - queriesBefore;
+      const seconds = (after.at - before.at) / 1000;
+      const list = await http.json<{ items: AnalysisRun[] }>(
+        'GET',
+        `${API}/namespaces/${NS}/analysisruns`,
+      );
+      const drift: number[] = [];
+      for (const r of list.items) {
+        const starts = (r.status?.metricResults?.[0]?.measurements ?? []).map((m) =>
+          Date.parse(m.startedAt ?? ''),
+        );
+        for (let i = 1; i < starts.length; i++) {
+          drift.push((starts[i] ?? 0) - (starts[i - 1] ?? 0) - INTERVAL_MS);
+        }
+      }
+      const s = stats(drift);
+      const cpuPercent = ((after.cpu - before.cpu) / seconds) * 100;
+      const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
+      return {
+        summary: [
+          formatStats('measurement start drift (vs previous + 1 s)', s),
+          `target: drift p99 < 100 ms → ${s.p99 < 100 ? 'met' : 'NOT met'}`,
+          `controller CPU ${cpuPercent.toFixed(0)}% of one core over ${seconds.toFixed(0)} s; RSS ${mb(before.rss)} before, peak ${mb(peakRss)}`,
+          `Prometheus answered ${(queries / seconds).toFixed(0)} requests/s (${RUNS} runs × 1/s asked)`,
+          `status write (SSA) mean ${((applySum / applyCount) * 1000).toFixed(0)} ms over ${applyCount}; wait for a worker mean ${((queueSum / queueCount) * 1000).toFixed(0)} ms; flags ${CONTROLLER_FLAGS.join(' ')}`,
+        ],
+        data: {
+          machine: machine(),
+          runs: RUNS,
+          measurements: MEASUREMENTS,
+          drift: s,
+          cpuPercent,
+          rssBeforeBytes: before.rss,
+          rssPeakBytes: peakRss,
+          prometheusRequestsPerSecond: queries / seconds,
+          seconds,
+          statusWriteMeanMs: (applySum / applyCount) * 1000,
+          queueWaitMeanMs: (queueSum / queueCount) * 1000,
+          flags: CONTROLLER_FLAGS,
+        },
+      };
+    } finally {
+      await ctl.kill();
+      await prometheus.stop();
+      await app.close();
+    }
+  },
+};
+
+export default benchmark;
