@@ -50,13 +50,16 @@ export interface AnalysisRunReconcilerDeps {
 }
 
 const DEFAULT_MAX_MEASUREMENT_MS = 60_000;
-/** A cache that has not yet seen our own last status write would measure twice. */
-const STALE_CACHE_REQUEUE_MS = 100;
 
 export class AnalysisRunReconciler implements Reconciler {
   readonly #deps: AnalysisRunReconcilerDeps;
-  /** key → resourceVersion we measured from, while the cache has not caught up with our write. */
-  readonly #awaiting = new Map<Key, string>();
+  /**
+   * key → the run as our last status write left it (the server's answer) and the versions it
+   * replaced: while the cache still shows one of those, the next pass starts from what we wrote
+   * instead of waiting for the watch to deliver it. Any other version in the cache (ours caught
+   * up, a spec change, someone else's write) wins.
+   */
+  readonly #written = new Map<Key, { older: Set<string>; run: AnalysisRun }>();
 
   constructor(deps: AnalysisRunReconcilerDeps) {
     this.#deps = deps;
@@ -64,14 +67,17 @@ export class AnalysisRunReconciler implements Reconciler {
 
   async reconcile(key: Key, signal: AbortSignal): Promise<Result> {
     const { cache, clock } = this.#deps;
-    const run = cache.analysisRun(key);
-    if (run === undefined) {
-      this.#awaiting.delete(key);
+    const cached = cache.analysisRun(key);
+    if (cached === undefined) {
+      this.#written.delete(key);
       return {};
     }
-    const readVersion = run.metadata.resourceVersion ?? '';
-    if (this.#awaiting.get(key) === readVersion) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-    this.#awaiting.delete(key);
+    const ours = this.#written.get(key);
+    const stale = ours !== undefined && ours.older.has(cached.metadata.resourceVersion ?? '');
+    const run = stale ? ours.run : cached;
+    // Kept until the cache shows our write (or anything newer): a pass that writes nothing must
+    // not fall back to the stale copy and measure again.
+    if (!stale) this.#written.delete(key);
     if (isCompleted(run.status?.phase)) return {};
 
     const due = dueMeasurements(run, clock.now());
@@ -82,7 +88,10 @@ export class AnalysisRunReconciler implements Reconciler {
 
     if (!isDeepStrictEqual(outcome.status, run.status ?? {})) {
       const written = await this.#applyStatus(run, outcome.status);
-      if (written !== undefined && written !== readVersion) this.#awaiting.set(key, readVersion);
+      const older = new Set(stale ? ours.older : []);
+      older.add(cached.metadata.resourceVersion ?? '').add(run.metadata.resourceVersion ?? '');
+      older.delete(written.metadata.resourceVersion ?? '');
+      this.#written.set(key, { older, run: written });
     }
     for (const e of outcome.events) this.#deps.events.event(run, e.type, e.reason, e.message);
     if (outcome.requeueAt === undefined) return {};
@@ -154,8 +163,8 @@ export class AnalysisRunReconciler implements Reconciler {
     return { metricName: due.metric.name, kind: due.kind, measurement };
   }
 
-  /** Returns the new resourceVersion. A Conflict (the run changed since we read it) throws. */
-  async #applyStatus(run: AnalysisRun, status: AnalysisRunStatus): Promise<string | undefined> {
+  /** Returns the run as written. A Conflict (the run changed since we read it) throws. */
+  async #applyStatus(run: AnalysisRun, status: AnalysisRunStatus): Promise<AnalysisRun> {
     const body: KubeObject & { status: AnalysisRunStatus } = {
       apiVersion: API_VERSION,
       kind: ANALYSIS_RUN_KIND,
@@ -166,8 +175,7 @@ export class AnalysisRunReconciler implements Reconciler {
       },
       status,
     };
-    const written = await this.#deps.api.applyStatus(body);
-    return written.metadata?.resourceVersion;
+    return (await this.#deps.api.applyStatus(body)) as unknown as AnalysisRun;
   }
 }
 

@@ -19,7 +19,7 @@ const NS = 'bench-analysis';
 // 200 runs at 1 s write 200 statuses a second: above the default --qps 50 every write would
 // queue, and 30 workers cannot cover writes that take the API server a few hundred ms each.
 const CONTROLLER_FLAGS = (
-  process.env['BENCH_FLAGS'] ?? '--qps=300 --burst=600 --analysis-workers=100'
+  process.env['BENCH_FLAGS'] ?? '--qps=300 --burst=600 --analysis-workers=200'
 ).split(' ');
 const API = '/apis/stepwise.dev/v1alpha1';
 const CRDS = join(import.meta.dirname, '..', '..', 'deploy', 'crds');

@@ -103,6 +103,29 @@ export async function startPrometheus(opts: PrometheusOptions = {}): Promise<Run
     await stop();
     throw new Error(`${(err as Error).message}\n--- prometheus log ---\n${tail}`, { cause: err });
   }
+  // Prometheus hands new targets to its scrapers at most every 5 s: wait until each has been
+  // scraped once, so tests do not race the first scrape.
+  const jobs = new Set((opts.scrapeTargets ?? []).map((t) => t.job));
+  if (jobs.size > 0) {
+    await pollUntil(
+      `first scrape of ${[...jobs].join(', ')}`,
+      async () => {
+        const body = (await (await fetch(`${url}/api/v1/targets?state=active`)).json()) as {
+          data?: { activeTargets?: { labels?: { job?: string }; health?: string }[] };
+        };
+        const up = new Set(
+          (body.data?.activeTargets ?? [])
+            .filter((t) => t.health === 'up')
+            .map((t) => t.labels?.job),
+        );
+        return [...jobs].every((j) => up.has(j)) ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, abortIf: () => proc.failure() },
+    ).catch(async (err: unknown) => {
+      await stop();
+      throw err;
+    });
+  }
   log(`[prometheus] ready at ${url} (pid ${proc.pid})`);
   return { url, dataDir, pid: proc.pid, stop };
 }
