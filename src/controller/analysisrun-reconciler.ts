@@ -12,6 +12,7 @@ import {
   finishMeasurement,
   isCompleted,
   reconcileRun,
+  retentionLimit,
 } from '../analysis/evaluate/index.ts';
 import type {
   ConditionEvaluator,
@@ -129,6 +130,7 @@ export class AnalysisRunReconciler implements Reconciler {
               namespace: run.metadata.namespace ?? '',
               run: { name: run.metadata.name ?? '', uid: run.metadata.uid ?? '' },
               index: measurementIndex(run, due.metric.name),
+              keep: retentionLimit(run.spec, due.metric.name),
               args: args instanceof Error ? {} : (args ?? {}),
               secrets: this.#deps.secrets,
             },

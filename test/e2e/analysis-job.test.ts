@@ -44,12 +44,17 @@ function jobMetric(podLabels: Record<string, string> = {}, jobSpec: object = {})
   };
 }
 
-async function createRun(ns: string, name: string, metric: Metric): Promise<void> {
+async function createRun(
+  ns: string,
+  name: string,
+  metric: Metric,
+  more: Partial<AnalysisRun['spec']> = {},
+): Promise<void> {
   const run: AnalysisRun = {
     apiVersion: 'stepwise.dev/v1alpha1',
     kind: 'AnalysisRun',
     metadata: { name },
-    spec: { metrics: [metric] },
+    spec: { metrics: [metric], ...more },
   };
   await http.json('POST', `${API}/namespaces/${ns}/analysisruns`, run);
 }
@@ -96,6 +101,27 @@ describe('the job provider', () => {
     const [m] = run.status?.metricResults?.[0]?.measurements ?? [];
     assert.equal(m?.phase, 'Failed');
     assert.match(m?.message ?? '', /Job smoke\.smoke\.1 failed/);
+  });
+
+  it('Jobs of measurements the run no longer keeps are deleted', async () => {
+    const ns = await testNamespace('job-gc');
+    await createRun(
+      ns,
+      'thrice',
+      { ...jobMetric(), count: 3, interval: '1s' },
+      { measurementRetention: [{ metricName: 'smoke', limit: 1 }] },
+    );
+    const run = await waitForRun(
+      ns,
+      'thrice',
+      'Successful',
+      (r) => r.status?.phase === 'Successful',
+    );
+    assert.equal(run.status?.metricResults?.[0]?.count, 3);
+    await eventually('only the last Job left', async () => {
+      const names = (await jobsOf(ns)).items.map((j) => j.metadata.name);
+      return names.length === 1 && names[0] === 'thrice.smoke.3' ? names : undefined;
+    });
   });
 
   it('a restart adopts the running Job; terminating the run deletes it', async () => {

@@ -12,6 +12,11 @@ import { parseDuration } from './duration.ts';
 export const DEFAULT_MEASUREMENT_RETENTION = 10;
 /** After a measurement in Error, the next one is taken this much later (whatever the interval). */
 export const ERROR_RETRY_INTERVAL_MS = 10_000;
+/**
+ * An unfinished measurement without `resumeAt` (a Job: its events wake the run) is still looked
+ * at this often, in case an event is lost. Ours, not Argo's (Argo polls Jobs on a growing delay).
+ */
+export const IN_FLIGHT_POLL_MS = 10_000;
 export const DEFAULT_FAILURE_LIMIT = 0;
 export const DEFAULT_INCONCLUSIVE_LIMIT = 0;
 export const DEFAULT_CONSECUTIVE_ERROR_LIMIT = 4;

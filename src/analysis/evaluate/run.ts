@@ -209,7 +209,7 @@ function requeue(
 ): { requeueAt?: number } {
   const terminating = isTerminating({ spec, status });
   if (terminating && !wasTerminating) return { requeueAt: now };
-  const ctx = { startedAt: startedAt({ spec, status }, now), terminating };
+  const ctx = { startedAt: startedAt({ spec, status }, now), now, terminating };
   let earliest: number | undefined;
   for (const metric of spec.metrics) {
     const at = nextAt(metric, resultOf(status, metric.name), ctx);

@@ -6,7 +6,8 @@
  * - A completed metric is never measured again.
  * - An unfinished measurement (an asynchronous provider such as a Job) is resumed once its
  *   `resumeAt` has passed (at once when it has none), or terminated at once when the run is
- *   terminating.
+ *   terminating. Without `resumeAt` an event on what the provider made brings the run back; a
+ *   pass every 10 s covers an event that never comes.
  * - Nothing new starts while the run is terminating.
  * - The first measurement waits for `initialDelay` after the run started.
  * - No new measurement once the effective count of measurements is reached.
@@ -16,7 +17,13 @@
  * that a wake-up set for exactly that time finds the measurement due.
  */
 import type { Measurement, Metric, MetricResult } from '../../api/index.ts';
-import { ERROR_RETRY_INTERVAL_MS, effectiveCount, initialDelayMs, intervalMs } from './defaults.ts';
+import {
+  ERROR_RETRY_INTERVAL_MS,
+  IN_FLIGHT_POLL_MS,
+  effectiveCount,
+  initialDelayMs,
+  intervalMs,
+} from './defaults.ts';
 import { isCompleted } from './metric.ts';
 
 export interface ScheduleContext {
@@ -64,16 +71,16 @@ export function dueNow(
 
 /**
  * When the metric next needs attention, for the requeue; `undefined` when only an outside event
- * can move it (completed, count reached, unfinished without `resumeAt`, or terminating).
+ * can move it (completed, count reached, or terminating).
  */
 export function nextAt(
   metric: Metric,
   result: MetricResult | undefined,
-  ctx: Omit<ScheduleContext, 'now'>,
+  ctx: ScheduleContext,
 ): number | undefined {
   if (isCompleted(result?.phase)) return undefined;
   const last = result?.measurements?.at(-1);
-  if (inFlight(last)) return time(last.resumeAt);
+  if (inFlight(last)) return time(last.resumeAt) ?? ctx.now + IN_FLIGHT_POLL_MS;
   if (ctx.terminating) return undefined;
   return nextMeasurementAt(metric, result, last, ctx.startedAt);
 }

@@ -5,7 +5,8 @@
  * measurement Running; `resume` reads it: Complete is Successful, Failed is Failed, pods that
  * cannot pull their image are Inconclusive at once (Argo v1.10), anything else keeps running.
  * `terminate` deletes the Job. Job events wake the run (the controller watches our Jobs), so the
- * measurement has no `resumeAt`: it is resumed on every pass, as Argo does.
+ * measurement has no `resumeAt`: it is resumed on every pass (and polled every 10 s in case an
+ * event is lost). A new Job deletes the metric's Jobs older than the measurements the run keeps.
  */
 import { createHash } from 'node:crypto';
 import type { Measurement, Metric } from '../../api/index.ts';
@@ -20,6 +21,8 @@ import type { AnalysisProvider, MeasureContext, PendingOutcome } from './provide
 /** On every Job we create: selects them for the controller's Job informer. */
 export const JOB_RUN_LABEL = 'analysis.stepwise.dev/run';
 export const JOB_METRIC_LABEL = 'analysis.stepwise.dev/metric';
+/** The measurement's number (`<n>` of the name, which a hash may hide): orders old Jobs. */
+export const JOB_MEASUREMENT_LABEL = 'analysis.stepwise.dev/measurement';
 /** Measurement metadata keys naming the Job. */
 export const JOB_NAME_KEY = 'job-name';
 export const JOB_NAMESPACE_KEY = 'job-namespace';
@@ -72,6 +75,7 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
             ...spec.metadata?.labels,
             [JOB_RUN_LABEL]: labelValue(ctx.run.name),
             [JOB_METRIC_LABEL]: labelValue(metric.name),
+            [JOB_MEASUREMENT_LABEL]: String(ctx.index),
           },
           ...(spec.metadata?.annotations ? { annotations: { ...spec.metadata.annotations } } : {}),
           ownerReferences: [
@@ -95,6 +99,7 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
           return { ok: false, message: `cannot create Job ${name}: ${message(err)}` };
         }
       }
+      await collectOldJobs(api, ctx, metric.name);
       return pending(name, ctx.namespace);
     },
 
@@ -153,6 +158,35 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
 function pending(name: string, namespace: string): PendingOutcome {
   return { ok: 'pending', metadata: { [JOB_NAME_KEY]: name, [JOB_NAMESPACE_KEY]: namespace } };
 }
+
+/**
+ * Argo's `GarbageCollect`, per metric: of the Jobs this run made for `metric`, only the newest
+ * `ctx.keep` stay (the measurements still in status). Best effort: what is not deleted now is on
+ * the next measurement, and the run's deletion takes all of them (they are owned by it).
+ */
+async function collectOldJobs(api: KubeApi, ctx: MeasureContext, metric: string): Promise<void> {
+  if (ctx.keep === undefined || ctx.keep < 1) return;
+  try {
+    const listed = await api.list<JobObject>(Resources.Job, {
+      namespace: ctx.namespace,
+      labelSelector: `${JOB_RUN_LABEL}=${labelValue(ctx.run.name)},${JOB_METRIC_LABEL}=${labelValue(metric)}`,
+    });
+    const ours = listed.items
+      .filter((j) => j.metadata?.labels?.[JOB_METRIC_LABEL] === labelValue(metric))
+      .filter((j) => j.metadata?.ownerReferences?.some((o) => o.uid === ctx.run.uid) === true)
+      .sort((a, b) => measurementNumber(a) - measurementNumber(b));
+    for (const job of ours.slice(0, Math.max(0, ours.length - ctx.keep))) {
+      await api.delete(Resources.Job, ctx.namespace, job.metadata?.name ?? '', {
+        propagationPolicy: 'Background',
+      });
+    }
+  } catch {
+    // Left for the next measurement: collecting old Jobs never decides this one.
+  }
+}
+
+const measurementNumber = (job: KubeObject): number =>
+  Number(job.metadata?.labels?.[JOB_MEASUREMENT_LABEL] ?? 0);
 
 async function imagePullError(
   api: KubeApi,

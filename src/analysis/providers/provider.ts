@@ -23,6 +23,11 @@ export interface MeasureContext {
   readonly run: { readonly name: string; readonly uid: string };
   /** 1-based number of this measurement of the metric (names what it creates). */
   readonly index: number;
+  /**
+   * Measurements of the metric the run keeps (`measurementRetention`): an asynchronous provider
+   * deletes what it made for older ones, as Argo's `GarbageCollect`. Absent: keep everything.
+   */
+  readonly keep?: number;
   readonly args: Readonly<Record<string, string>>;
   readonly secrets: SecretSource;
   /** Aborted on timeout or shutdown; a provider that ignores it is abandoned anyway. */

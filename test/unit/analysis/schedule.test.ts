@@ -148,11 +148,11 @@ const rows: readonly Row[] = [
     next: 60_000,
   },
   {
-    rule: 'in flight without resumeAt: resume now, but no timer (an event brings it back)',
+    rule: 'in flight without resumeAt: resume now; an event brings it back, or a poll 10 s on',
     result: inFlight(),
     now: 1_000,
     due: 'resume',
-    next: undefined,
+    next: 11_000,
   },
 ];
 

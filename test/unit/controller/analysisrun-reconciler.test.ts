@@ -330,6 +330,29 @@ describe('AnalysisRunReconciler', () => {
     assert.deepEqual(calls, ['measure run #1', 'resume run.check.1', 'resume run.check.1']);
   });
 
+  it('a measurement that waits for events (no resumeAt) is still polled every 10 s, without status writes', async () => {
+    const seen: MeasureContext[] = [];
+    const job: AnalysisProvider = {
+      measure: (_m, ctx) => {
+        seen.push(ctx);
+        return Promise.resolve({ ok: 'pending', metadata: { 'job-name': 'run.check.1' } });
+      },
+      resume: () => Promise.resolve({ ok: 'pending', metadata: { 'job-name': 'run.check.1' } }),
+    };
+    const metric: Metric = { name: 'check', provider: { job: { spec: {} } } };
+    const run = runOf([metric]);
+    const t = setup(
+      { ...run, spec: { ...run.spec, measurementRetention: [{ metricName: 'check', limit: 3 }] } },
+      job,
+      'job',
+    );
+    assert.equal(await pass(t), 10_000);
+    assert.equal(seen[0]?.keep, 3, 'the provider knows how many measurements the run keeps');
+    const writes = statusWrites(t).length;
+    assert.equal(await pass(t), 10_000, 'resumed, and polled again');
+    assert.equal(statusWrites(t).length, writes, 'a measurement still pending writes nothing');
+  });
+
   it('terminating a run stops its asynchronous measurement, which ends Successful', async () => {
     const stopped: string[] = [];
     const job: AnalysisProvider = {

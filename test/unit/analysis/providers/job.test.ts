@@ -106,6 +106,43 @@ describe('the job provider', () => {
     assert.deepEqual(gone, { ok: false, message: 'Job run.smoke.1 was deleted' });
   });
 
+  it('a new Job deletes the Jobs of measurements the run no longer keeps, and only those', async () => {
+    const api = new FakeKubeApi();
+    const job = (name: string, metricName: string, n: number, uid = 'uid-run') => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name,
+        namespace: 'ns',
+        labels: {
+          'analysis.stepwise.dev/run': 'run',
+          'analysis.stepwise.dev/metric': metricName,
+          'analysis.stepwise.dev/measurement': String(n),
+        },
+        ownerReferences: [
+          { apiVersion: 'stepwise.dev/v1alpha1', kind: 'AnalysisRun', name: 'run', uid },
+        ],
+      },
+    });
+    for (const n of [1, 2, 3]) api.seed(job(`run.smoke.${n}`, 'smoke', n));
+    api.seed(job('run.other.1', 'other', 1));
+    api.seed(job('earlier-run.smoke.1', 'smoke', 1, 'uid-of-an-earlier-run-of-that-name'));
+
+    await jobProvider(api).measure(metric, { ...context(), index: 4, keep: 2 });
+
+    const left = (await api.list(Resources.Job, { namespace: 'ns' })).items.map(
+      (j) => j.metadata?.name,
+    );
+    assert.deepEqual(left.sort(), [
+      'earlier-run.smoke.1',
+      'run.other.1',
+      'run.smoke.3',
+      'run.smoke.4',
+    ]);
+    const made = api.stored(Resources.Job, 'ns', 'run.smoke.4');
+    assert.equal(made?.metadata?.labels?.['analysis.stepwise.dev/measurement'], '4');
+  });
+
   it('terminate deletes the Job', async () => {
     const api = new FakeKubeApi();
     api.seed(jobWith([]));
