@@ -48,6 +48,20 @@ export interface AnalysisRunReconcilerDeps {
   /** Upper bound on one measurement, whatever the provider's own timeout. Default 60 s. */
   readonly maxMeasurementMs?: number;
   readonly onMeasurement?: (provider: ProviderName | 'unknown', phase: string) => void;
+  /**
+   * Queues a pass for the run now. Given, a status write is not awaited when a next pass is
+   * already scheduled (the write of one measurement overlaps the next), and a write that fails
+   * wakes the run. Absent, every pass waits for its write.
+   */
+  readonly wake?: (key: Key) => void;
+}
+
+interface InFlightWrite {
+  readonly write: Promise<AnalysisRun>;
+  /** The run with the status the write carries, for measuring while it lands. */
+  readonly planned: AnalysisRun;
+  /** Resource versions the write replaces (a cache showing one of them is stale). */
+  readonly older: ReadonlySet<string>;
 }
 
 const DEFAULT_MAX_MEASUREMENT_MS = 60_000;
@@ -61,6 +75,8 @@ export class AnalysisRunReconciler implements Reconciler {
    * up, a spec change, someone else's write) wins.
    */
   readonly #written = new Map<Key, { older: Set<string>; run: AnalysisRun }>();
+  /** key → a status write not yet answered, and the run as it planned it. */
+  readonly #inFlight = new Map<Key, InFlightWrite>();
 
   constructor(deps: AnalysisRunReconcilerDeps) {
     this.#deps = deps;
@@ -71,8 +87,11 @@ export class AnalysisRunReconciler implements Reconciler {
     const cached = cache.analysisRun(key);
     if (cached === undefined) {
       this.#written.delete(key);
+      this.#inFlight.delete(key);
       return {};
     }
+    const inFlight = this.#inFlight.get(key);
+    if (inFlight !== undefined) return this.#passBehindWrite(key, inFlight, signal);
     const ours = this.#written.get(key);
     const stale = ours !== undefined && ours.older.has(cached.metadata.resourceVersion ?? '');
     const run = stale ? ours.run : cached;
@@ -80,21 +99,84 @@ export class AnalysisRunReconciler implements Reconciler {
     // not fall back to the stale copy and measure again.
     if (!stale) this.#written.delete(key);
     if (isCompleted(run.status?.phase)) return {};
+    const older = new Set(stale ? ours.older : []);
+    older.add(cached.metadata.resourceVersion ?? '').add(run.metadata.resourceVersion ?? '');
+    const taken = await this.#measure(run, clock.now(), signal);
+    return this.#decide(key, run, taken, older);
+  }
 
-    const due = dueMeasurements(run, clock.now());
-    const args = due.some((d) => d.kind === 'measure') ? await this.#args(run) : undefined;
-    const taken = await Promise.all(due.map((d) => this.#take(run, d, args, signal)));
-    const now = clock.now();
-    const outcome = reconcileRun(run, taken, now);
-
-    if (!isDeepStrictEqual(outcome.status, run.status ?? {})) {
-      const written = await this.#applyStatus(run, outcome.status);
-      const older = new Set(stale ? ours.older : []);
-      older.add(cached.metadata.resourceVersion ?? '').add(run.metadata.resourceVersion ?? '');
-      older.delete(written.metadata.resourceVersion ?? '');
-      this.#written.set(key, { older, run: written });
+  /**
+   * The previous pass's status write is still on its way: take this pass's measurements from
+   * the status it planned while the write lands, then judge from the server's answer. A slow
+   * API server then delays the record of a measurement, never the start of the next one.
+   */
+  async #passBehindWrite(key: Key, inFlight: InFlightWrite, signal: AbortSignal): Promise<Result> {
+    const measuring = this.#measure(inFlight.planned, this.#deps.clock.now(), signal);
+    let written: AnalysisRun;
+    try {
+      written = await inFlight.write;
+    } catch (err) {
+      // Conflict or outage: start again from the cache, with backoff. Whatever this pass
+      // measured is dropped (it is measured again), so no measurement is recorded twice.
+      this.#inFlight.delete(key);
+      this.#written.delete(key);
+      await measuring.catch(() => undefined);
+      throw err;
     }
-    for (const e of outcome.events) this.#deps.events.event(run, e.type, e.reason, e.message);
+    this.#inFlight.delete(key);
+    const writtenVersion = written.metadata.resourceVersion ?? '';
+    const older = new Set(inFlight.older);
+    older.delete(writtenVersion);
+    this.#written.set(key, { older, run: written });
+    const taken = await measuring;
+    // Our write went through on its resourceVersion, so a version the cache shows that is
+    // neither ours nor one we replaced came after it (a terminate, say): judge on that one.
+    const cached = this.#deps.cache.analysisRun(key);
+    const cachedVersion = cached?.metadata.resourceVersion ?? '';
+    const newer =
+      cached !== undefined && cachedVersion !== writtenVersion && !older.has(cachedVersion);
+    if (newer) this.#written.delete(key);
+    const base = newer ? cached : written;
+    if (isCompleted(base.status?.phase)) return {};
+    return this.#decide(key, base, taken, new Set([...older, writtenVersion, cachedVersion]));
+  }
+
+  async #measure(run: AnalysisRun, now: number, signal: AbortSignal): Promise<TakenMeasurement[]> {
+    const due = dueMeasurements(run, now);
+    const args = due.some((d) => d.kind === 'measure') ? await this.#args(run) : undefined;
+    return Promise.all(due.map((d) => this.#take(run, d, args, signal)));
+  }
+
+  /**
+   * Judge the measurements, write the status and say when to come back. When a next pass is
+   * scheduled the write is not awaited: that pass waits for it (see #passBehindWrite), and a
+   * failed write wakes the run at once. A run that completes waits for its write.
+   */
+  async #decide(
+    key: Key,
+    run: AnalysisRun,
+    taken: readonly TakenMeasurement[],
+    older: ReadonlySet<string>,
+  ): Promise<Result> {
+    const { clock } = this.#deps;
+    const outcome = reconcileRun(run, [...taken], clock.now());
+    const emit = (): void => {
+      for (const e of outcome.events) this.#deps.events.event(run, e.type, e.reason, e.message);
+    };
+    if (isDeepStrictEqual(outcome.status, run.status ?? {})) {
+      emit();
+    } else if (outcome.requeueAt === undefined || this.#deps.wake === undefined) {
+      const written = await this.#applyStatus(run, outcome.status);
+      const replaced = new Set(older);
+      replaced.delete(written.metadata.resourceVersion ?? '');
+      this.#written.set(key, { older: replaced, run: written });
+      emit();
+    } else {
+      const wake = this.#deps.wake;
+      const write = this.#applyStatus(run, outcome.status);
+      write.then(emit, () => wake(key));
+      this.#inFlight.set(key, { write, planned: { ...run, status: outcome.status }, older });
+    }
     if (outcome.requeueAt === undefined) return {};
     return { requeueAfterMs: Math.max(0, outcome.requeueAt - clock.now()) };
   }

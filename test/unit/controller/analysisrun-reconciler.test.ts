@@ -11,6 +11,8 @@ import { CachedSecretSource } from '../../../src/controller/analysis-sources.ts'
 import { AnalysisRunReconciler } from '../../../src/controller/analysisrun-reconciler.ts';
 import type { Key } from '../../../src/controller/reconciler.ts';
 import type { Logger } from '../../../src/kube/log.ts';
+import type { ApplyOptions } from '../../../src/kube/kube-api.ts';
+import type { KubeObject } from '../../../src/kube/objects.ts';
 import { Resources } from '../../../src/kube/resources.ts';
 import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
 import { FakeClock, flush } from '../../fixtures/kube/fake-clock.ts';
@@ -59,8 +61,13 @@ function scripted(
 
 const value = (n: number): ProviderOutcome => ({ ok: true, result: n, value: String(n) });
 
-function setup(run: AnalysisRun, provider?: AnalysisProvider, as: 'web' | 'job' = 'web') {
-  const api = new FakeKubeApi();
+function setup(
+  run: AnalysisRun,
+  provider?: AnalysisProvider,
+  as: 'web' | 'job' = 'web',
+  opts: { api?: FakeKubeApi; wake?: (key: Key) => void } = {},
+) {
+  const api = opts.api ?? new FakeKubeApi();
   api.seed(run);
   const clock = new FakeClock(Date.parse('2026-12-01T10:00:00Z'));
   const events: string[] = [];
@@ -83,6 +90,7 @@ function setup(run: AnalysisRun, provider?: AnalysisProvider, as: 'web' | 'job' 
     secrets: new CachedSecretSource(api, clock),
     evaluate,
     onMeasurement: (p, phase) => measured.push(`${p} ${phase}`),
+    ...(opts.wake === undefined ? {} : { wake: opts.wake }),
   });
   const stop = new AbortController();
   return { api, clock, events, logs, measured, stored, reconciler, stop };
@@ -377,3 +385,95 @@ describe('AnalysisRunReconciler', () => {
     assert.equal(run.status?.phase, 'Successful');
   });
 });
+
+/** An API server whose status writes are answered only when the test says so. */
+class SlowStatusApi extends FakeKubeApi {
+  readonly held: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  /** Runs once a held write has been stored, before its caller hears the answer. */
+  afterWrite: () => Promise<unknown> = () => Promise.resolve();
+  override applyStatus<T extends KubeObject>(obj: T, opts?: ApplyOptions): Promise<T> {
+    return new Promise<void>((resolve, reject) => this.held.push({ resolve, reject }))
+      .then(() => super.applyStatus(obj, opts))
+      .then(async (written) => {
+        await this.afterWrite();
+        return written;
+      });
+  }
+}
+
+describe(
+  'AnalysisRunReconciler with status writes overlapping the next measurement',
+  { timeout: 10_000 },
+  () => {
+    const oneSecond = () => runOf([webMetric({ interval: '1s', count: 3 })]);
+
+    it('the next measurement starts on time while the previous write is unanswered; both land in order', async () => {
+      const api = new SlowStatusApi();
+      const p = scripted([value(0.97), value(0.98), value(0.99)]);
+      const t = setup(oneSecond(), p.provider, 'web', { api, wake: () => undefined });
+      const first = await t.reconciler.reconcile(KEY, t.stop.signal);
+      assert.equal(first.requeueAfterMs, 1_000, 'returns before its write is answered');
+      assert.equal(api.held.length, 1);
+      t.clock.advance(1_000);
+      const second = t.reconciler.reconcile(KEY, t.stop.signal);
+      await flush();
+      assert.equal(p.calls.length, 2, 'measured at its time, with the first write still in flight');
+      api.held[0]?.resolve();
+      assert.equal((await second).requeueAfterMs, 1_000);
+      api.held[1]?.resolve();
+      await flush();
+      const ms = t.stored().status?.metricResults?.[0]?.measurements ?? [];
+      assert.deepEqual(
+        ms.map((m) => m.value),
+        ['0.97', '0.98'],
+      );
+      assert.deepEqual(
+        ms.map((m) => m.startedAt),
+        ['2026-12-01T10:00:00.000Z', '2026-12-01T10:00:01.000Z'],
+      );
+    });
+
+    it('a refused write wakes the run, its next pass fails into backoff, and nothing is recorded twice', async () => {
+      const api = new SlowStatusApi();
+      const woken: Key[] = [];
+      const p = scripted([value(0.97), value(0.98), value(0.99)]);
+      const t = setup(oneSecond(), p.provider, 'web', { api, wake: (k) => woken.push(k) });
+      await t.reconciler.reconcile(KEY, t.stop.signal);
+      api.held[0]?.reject(new Error('the server said Conflict'));
+      await flush();
+      assert.deepEqual(woken, [KEY]);
+      await assert.rejects(t.reconciler.reconcile(KEY, t.stop.signal), /Conflict/);
+      // From the cache again: the lost measurement is taken once more and written once.
+      const again = t.reconciler.reconcile(KEY, t.stop.signal);
+      await flush();
+      api.held.at(-1)?.resolve();
+      await again;
+      await flush();
+      const ms = t.stored().status?.metricResults?.[0]?.measurements ?? [];
+      assert.equal(ms.length, 1);
+      assert.equal(t.stored().status?.metricResults?.[0]?.count, 1);
+    });
+
+    it('a terminate that lands after our write is judged in the pass behind it', async () => {
+      const api = new SlowStatusApi();
+      const p = scripted([value(0.97)]);
+      const t = setup(runOf([webMetric({ interval: '1s', count: 5 })]), p.provider, 'web', {
+        api,
+        wake: () => undefined,
+      });
+      await t.reconciler.reconcile(KEY, t.stop.signal);
+      api.afterWrite = () => {
+        api.afterWrite = () => Promise.resolve();
+        return api.patchMerge(Resources.AnalysisRun, 'ns', 'run', { spec: { terminate: true } });
+      };
+      const behind = t.reconciler.reconcile(KEY, t.stop.signal); // woken early by the spec change
+      api.held[0]?.resolve();
+      await flush();
+      assert.equal(api.held.length, 2, 'the terminated run writes its end');
+      api.held[1]?.resolve();
+      assert.deepEqual(await behind, {});
+      assert.equal(t.stored().status?.phase, 'Successful');
+      assert.match(t.stored().status?.message ?? '', /terminated/i);
+    });
+  },
+);
