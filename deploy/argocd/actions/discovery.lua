@@ -1,0 +1,50 @@
+-- Which Stepwise actions Argo CD offers for a Rollout: each is enabled exactly when its action
+-- (and `kubectl stepwise` for the same request) would write something, disabled when it would
+-- refuse or have nothing to do. Same rules as src/cli/requests.ts.
+local st = obj.status or {}
+
+local function len(list)
+  if list == nil then
+    return 0
+  end
+  return table.getn(list)
+end
+
+local steps = 0
+if obj.spec.strategy ~= nil and obj.spec.strategy.canary ~= nil then
+  steps = len(obj.spec.strategy.canary.steps)
+end
+local index = st.currentStepIndex
+local midSteps = index ~= nil and index < steps
+local paused = len(st.pauseConditions) > 0
+local observed = st.observedGeneration ~= nil
+  and obj.metadata.generation ~= nil
+  and tonumber(st.observedGeneration) == obj.metadata.generation
+local fullyPromoted = st.stableRS ~= nil and st.stableRS ~= "" and st.stableRS == st.currentPodHash
+local aborted = st.abort == true
+local gitPaused = obj.spec.paused == true
+local healthy = st.phase == "Healthy" and not (st.controllerPause == true and not paused)
+local done = fullyPromoted and not paused and not midSteps and observed
+
+local actions = {}
+-- promote: resume a pause or skip the current step (not while aborted or paused in Git).
+actions["promote"] = {
+  ["disabled"] = gitPaused or aborted or not (paused or midSteps),
+  ["iconClass"] = "fa fa-fw fa-forward",
+}
+-- promote-full: skip to the end of an update still under way.
+actions["promote-full"] = {
+  ["disabled"] = gitPaused or done or st.promoteFull == true,
+  ["iconClass"] = "fa fa-fw fa-angle-double-right",
+}
+-- abort: only while an update is under way, and once.
+actions["abort"] = {
+  ["disabled"] = aborted or (fullyPromoted and observed and healthy),
+  ["iconClass"] = "fa fa-fw fa-times-circle",
+}
+-- retry: only an aborted update.
+actions["retry"] = {
+  ["disabled"] = not aborted,
+  ["iconClass"] = "fa fa-fw fa-redo-alt",
+}
+return actions

@@ -1,0 +1,43 @@
+-- promote-full: skip every remaining step, pause and analysis; exactly what
+-- `kubectl stepwise promote NAME --full` writes (src/cli/requests.ts decidePromote). Changes
+-- status only, never spec.
+local st = obj.status or {}
+local name = obj.metadata.name or ""
+
+local function len(list)
+  if list == nil then
+    return 0
+  end
+  return table.getn(list)
+end
+
+local steps = 0
+if obj.spec.strategy ~= nil and obj.spec.strategy.canary ~= nil then
+  steps = len(obj.spec.strategy.canary.steps)
+end
+local index = st.currentStepIndex
+local midSteps = index ~= nil and index < steps
+local paused = len(st.pauseConditions) > 0
+local observed = st.observedGeneration ~= nil
+  and obj.metadata.generation ~= nil
+  and tonumber(st.observedGeneration) == obj.metadata.generation
+local fullyPromoted = st.stableRS ~= nil and st.stableRS ~= "" and st.stableRS == st.currentPodHash
+
+if obj.spec.paused == true then
+  error("rollout '" .. name .. "' is paused in Git (spec.paused: true) and cannot be promoted "
+    .. "from an action; set spec.paused to false in Git", 0)
+end
+if fullyPromoted and not paused and not midSteps and observed then
+  -- already fully promoted: nothing to write
+  return obj
+end
+if st.promoteFull == true then
+  -- already being fully promoted
+  return obj
+end
+if obj.status == nil then
+  obj.status = {}
+end
+obj.status.promoteFull = true
+obj.status.pauseConditions = nil
+return obj
