@@ -31,6 +31,9 @@ export const REVISION_ANNOTATION = `${prefix}revision`;
 export const SCALE_DOWN_DEADLINE_ANNOTATION = `${prefix}scale-down-deadline`;
 /** On ReplicaSets: the `spec.restartAt` whose restart has completed for that ReplicaSet. */
 export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
+/** On a user's traffic object (HTTPRoute): the managed header/mirror routes we last applied
+ *  there (canonical JSON), so reading them back is exact. */
+export const MANAGED_ROUTES_ANNOTATION = `${prefix}managed-routes`;
 /** On pods of a canary/stable ReplicaSet, the role given by canaryMetadata/stableMetadata. */
 export const ROLE_LABEL = `${prefix}role`;
 

@@ -8,6 +8,7 @@ import type { V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { DryRunSchema, FieldRefSchema, MeasurementRetentionSchema } from './analysis.ts';
 import { PodTemplateHashValues } from './analysis.ts';
 import { IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
+import { SetHeaderRouteSchema, SetMirrorRouteSchema, TrafficRoutingSchema } from './traffic.ts';
 
 const NonNegInt = (description: string): ReturnType<typeof Type.Integer> =>
   Type.Integer({ minimum: 0, format: 'int32', description });
@@ -100,6 +101,8 @@ export const CanaryStepSchema = Strict(
     pause: Type.Optional(PauseSchema),
     setCanaryScale: Type.Optional(SetCanaryScaleSchema),
     analysis: Type.Optional(RolloutAnalysisSchema),
+    setHeaderRoute: Type.Optional(SetHeaderRouteSchema),
+    setMirrorRoute: Type.Optional(SetMirrorRouteSchema),
   },
   { minProperties: 1, maxProperties: 1, description: 'One action per step.' },
 );
@@ -110,9 +113,12 @@ export const CanaryStrategySchema = Strict({
   maxUnavailable: Type.Optional(IntOrString({ description: 'Default 25%.' })),
   canaryService: Type.Optional(Type.String()),
   stableService: Type.Optional(Type.String()),
+  trafficRouting: Type.Optional(TrafficRoutingSchema),
   scaleDownDelaySeconds: Type.Optional(NonNegInt('Default 30. Traffic routing only.')),
   scaleDownDelayRevisionLimit: Type.Optional(NonNegInt('Old ReplicaSets kept scaled up.')),
-  abortScaleDownDelaySeconds: Type.Optional(NonNegInt('Default 30; 0 keeps the canary up.')),
+  abortScaleDownDelaySeconds: Type.Optional(
+    NonNegInt('Traffic routing only. Default 30; 0 keeps the canary up until retry.'),
+  ),
   dynamicStableScale: Type.Optional(Type.Boolean()),
   canaryMetadata: Type.Optional(PodMetadataSchema),
   stableMetadata: Type.Optional(PodMetadataSchema),

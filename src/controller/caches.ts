@@ -16,11 +16,14 @@ import type { KubeObject } from '../kube/objects.ts';
 import { ownerKey } from '../kube/owners.ts';
 import type { GroupKind } from '../kube/owners.ts';
 import type { Cache, IndexFunc } from '../kube/store.ts';
+import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
 
 export const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
+/** Rollouts by the traffic objects their routing names (src/traffic refKey). */
+export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
 export const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
 export const BY_NAMESPACE = 'byNamespace';
@@ -59,6 +62,7 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
       .map((s) => `${ns}/${s}`);
   },
   [BY_TEMPLATE]: (r) => templateRefs(r),
+  [BY_TRAFFIC_OBJECT]: (r) => trafficRefKeys(r),
 };
 
 /** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */
@@ -172,6 +176,13 @@ export function rolloutKeysForPod(stores: Stores, pod: Pod): Key[] {
   const rs = rsName ? stores.replicaSets.get(`${pod.metadata?.namespace}/${rsName}`) : undefined;
   const key = rs ? rolloutOwnerKey(rs) : undefined;
   return key ? [key] : [];
+}
+
+/** The Rollouts whose routing names a changed traffic object (its src/traffic refKey). */
+export function rolloutKeysForTrafficObject(stores: Stores, objectKey: string): Key[] {
+  return stores.rollouts
+    .byIndex(BY_TRAFFIC_OBJECT, objectKey)
+    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
 }
 
 export function rolloutKeysForService(stores: Stores, svc: Service): Key[] {

@@ -46,6 +46,7 @@ import {
   rolloutIndexers,
   rolloutKeysForPod,
   rolloutKeysForService,
+  rolloutKeysForTrafficObject,
   rolloutKeysForTemplate,
   templateIndexers,
   rolloutKeyForRunChange,
@@ -58,6 +59,7 @@ import { jsonLogger } from './logger.ts';
 import { ControllerMetrics } from './metrics.ts';
 import type { Key } from './reconciler.ts';
 import { RolloutReconciler } from './rollout-reconciler.ts';
+import { trafficInformers } from './traffic-wiring.ts';
 import { runWorkers } from './worker.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -154,7 +156,9 @@ async function main(): Promise<number> {
     onResumed: requeueAll,
     labelSelector: JOB_RUN_LABEL,
   });
+  const traffic = await trafficInformers({ api, namespace: ns, clock, log, onResumed: requeueAll });
   const informers = [
+    ...traffic.informers,
     jobs,
     rollouts,
     replicaSets,
@@ -197,6 +201,7 @@ async function main(): Promise<number> {
   replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
   pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
   services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
+  traffic.onChange((objectKey) => enqueue(rolloutKeysForTrafficObject(stores, objectKey)));
   analysisTemplates.addEventHandler(
     onChange((t: AnalysisTemplate) => rolloutKeysForTemplate(stores, t, false)),
   );
@@ -233,7 +238,7 @@ async function main(): Promise<number> {
     logger: log,
   });
   const reconciler = new RolloutReconciler({
-    cache: rolloutCache(stores),
+    cache: { ...rolloutCache(stores), traffic: traffic.cache },
     api,
     events: recorder,
     clock,
@@ -264,6 +269,7 @@ async function main(): Promise<number> {
     secrets: new CachedSecretSource(api, clock),
     evaluate: conditionEvaluator(),
     onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),
+    wake: (key) => runQueue.add(key),
   });
 
   const stop = new AbortController();

@@ -23,6 +23,8 @@ import type { Observed, Plan, Write } from '../rollout/types.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
 import type { Refusal } from '../rollout/progressing.ts';
+import { applyTraffic, observeTraffic } from './traffic-shell.ts';
+import type { TrafficObjectCache, TrafficView } from './traffic-shell.ts';
 import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
@@ -35,6 +37,8 @@ export interface RolloutCache {
   analysisRunsOf?(rollout: Rollout): AnalysisRun[];
   analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
   clusterAnalysisTemplates?(): ReadonlyMap<string, AnalysisTemplate>;
+  /** The traffic routers' objects (absent: traffic routing is not watched). */
+  readonly traffic?: TrafficObjectCache;
 }
 
 export interface EventSink {
@@ -52,6 +56,15 @@ export interface RolloutReconcilerDeps {
   /** The planner; tests swap in a faulty one. Default: the real `plan`. */
   readonly planner?: (o: Observed) => Plan;
   readonly stormMetrics?: WriteStormMetrics;
+}
+
+/** What one pass read, for its writes. */
+interface ShellPass {
+  readonly rollout: Rollout;
+  readonly key: Key;
+  readonly replicaSets: readonly ReplicaSet[];
+  readonly traffic: TrafficView | undefined;
+  readonly now: number;
 }
 
 /** A cache that has not yet seen our own last status write would plan the same step twice. */
@@ -105,6 +118,8 @@ export class RolloutReconciler implements Reconciler {
     }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
+    const traffic =
+      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic);
     const observed: Observed = {
       rollout,
       replicaSets,
@@ -113,19 +128,15 @@ export class RolloutReconciler implements Reconciler {
       analysisRuns: cache.analysisRunsOf?.(rollout) ?? [],
       analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
       clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
+      ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       now,
     };
     const result = planner(observed);
-    const applied = await this.#applyPlan(rollout, key, replicaSets, result.writes, now);
+    const pass = { rollout, key, replicaSets, traffic, now };
+    const applied = await this.#applyPlan(pass, result.writes);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
-      await this.#applyPlan(
-        rollout,
-        key,
-        replicaSets,
-        planner({ ...observed, refusal: applied.refusal }).writes,
-        now,
-      );
+      await this.#applyPlan(pass, planner({ ...observed, refusal: applied.refusal }).writes);
       throw new RefusedWriteError(applied.refusal);
     }
     this.#deps.onPhase?.(rollout);
@@ -135,12 +146,10 @@ export class RolloutReconciler implements Reconciler {
 
   /** Makes the writes in order; stops at a refused ReplicaSet write or a held-back status. */
   async #applyPlan(
-    rollout: Rollout,
-    key: Key,
-    replicaSets: readonly ReplicaSet[],
+    pass: ShellPass,
     writes: readonly Write[],
-    now: number,
   ): Promise<{ readonly backedOffMs?: number; readonly refusal?: Refusal }> {
+    const { rollout, key, replicaSets, now } = pass;
     const readVersion = rollout.metadata.resourceVersion ?? '';
     for (const write of writes) {
       if (write.kind === 'applyStatus') {
@@ -150,7 +159,7 @@ export class RolloutReconciler implements Reconciler {
       }
       let written: string | undefined;
       try {
-        written = await this.#write(rollout, write);
+        written = await this.#write(rollout, write, pass.traffic);
       } catch (err) {
         const refusal = refusalOf(write, err);
         if (refusal === undefined) throw err;
@@ -189,7 +198,11 @@ export class RolloutReconciler implements Reconciler {
   }
 
   /** Makes one write; returns the new resourceVersion for a status or ReplicaSet write. */
-  async #write(rollout: Rollout, w: Write): Promise<string | undefined> {
+  async #write(
+    rollout: Rollout,
+    w: Write,
+    traffic: TrafficView | undefined,
+  ): Promise<string | undefined> {
     const { api } = this.#deps;
     const namespace = rollout.metadata.namespace ?? '';
     const name = rollout.metadata.name ?? '';
@@ -203,6 +216,11 @@ export class RolloutReconciler implements Reconciler {
         return undefined;
       case 'applyService':
         await api.apply(w.body as Service & { metadata: object });
+        return undefined;
+      case 'setTraffic':
+        // Planned only from an observation, so a view exists.
+        if (traffic === undefined) throw new Error(`${rollout.metadata.name}: no traffic router`);
+        await applyTraffic(api, traffic, w.state, { canary: w.canaryHash, stable: w.stableHash });
         return undefined;
       case 'evictPod':
         await api.evict(namespace, w.name);

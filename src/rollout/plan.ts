@@ -4,7 +4,8 @@
  * no I/O, no clock, inputs never modified. A settled Rollout plans no writes, so an idle
  * controller is silent. This file orchestrates; each concern is its own module: replica counts
  * (replicas.ts), children (child-writes.ts), analysis (analysis-steps.ts), the step decision
- * (step-decision.ts), and the status with its conditions (status.ts, progressing.ts).
+ * (step-decision.ts), traffic through a router (traffic.ts), and the status with its conditions
+ * (status.ts, progressing.ts).
  */
 import { ConditionType, Reason } from '../api/index.ts';
 import type { AnalysisTemplate, ReplicaSet, RolloutStatus } from '../api/index.ts';
@@ -32,16 +33,21 @@ import { buildStatus } from './status.ts';
 import { promote, stepDecision } from './step-decision.ts';
 import { targets } from './targets.ts';
 import type { Targets } from './targets.ts';
+import { desiredTraffic, maxTrafficWeight, planTraffic, routed } from './traffic.ts';
 import type { Observed, Plan, Write } from './types.ts';
 import { specProblems } from './validate.ts';
 
 const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
 
 export function plan(o: Observed): Plan {
-  const problems = specProblems(o.rollout, o.services, {
-    templates: o.analysisTemplates ?? NO_TEMPLATES,
-    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
-  });
+  const problems = [
+    ...specProblems(o.rollout, o.services, {
+      templates: o.analysisTemplates ?? NO_TEMPLATES,
+      clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+    }),
+    // The router's objects (missing route, backends not found, claimed by another Rollout).
+    ...(routed(o.rollout.spec.strategy.canary ?? {}) ? (o.traffic?.problems ?? []) : []),
+  ];
   if (problems.length > 0) return planInvalid(o, problems);
   return planCanary(o);
 }
@@ -111,9 +117,20 @@ function planCanary(o: Observed): Plan {
   progress = analysis.progress;
   pass.writes.push(...analysis.writes);
   pass.after.push(...analysis.events);
+  const startIndex = progress.stepIndex;
+  const atCounts = atStepCounts(where, target, scaled);
   if (!where.steady && !progress.abort && spec.paused !== true) {
-    progress = advanceSteps(pass, where, progress, target, scaled, analysis.stepVerdict);
+    progress = advanceSteps(pass, where, progress, target, atCounts, scaled, analysis.stepVerdict);
   }
+  // Traffic follows the step decision: weight and managed routes, before or after the scaling.
+  const traffic = desiredTraffic({
+    canary,
+    where,
+    progress,
+    atStepCounts: atCounts && progress.stepIndex === startIndex,
+    replicas,
+  });
+  planTraffic(pass, traffic, o.traffic, { canary: where.hash, stable: progress.stableHash });
 
   pinServices(pass, progress, where.hash, where.steady, where.current);
   patchPodRoles(pass, progress.stableHash, where.hash);
@@ -131,8 +148,11 @@ function planCanary(o: Observed): Plan {
     current: where.current,
     restartedAt: restart.restartedAt,
     restartPending: restart.pending,
-    canaryWeight:
-      progress.stableHash === where.hash ? undefined : actualWeight(where.current, where.stable),
+    // Argo's status.canary.weights: the router's weights; a basic canary has none.
+    weights:
+      traffic === undefined
+        ? undefined
+        : { canary: traffic.canaryWeight, stable: maxTrafficWeight(canary) - traffic.canaryWeight },
     analysisStatuses: analysis.statuses,
     abortMessage: analysis.abortMessage,
     maxUnavailable: budget.maxUnavailable,
@@ -159,12 +179,27 @@ function runContext(o: Observed, where: Revision, progress: Progress): RunContex
   };
 }
 
+/** The ReplicaSets stand exactly at the counts of the step in force (Argo's
+ *  AtDesiredReplicaCountsForCanary): extra stable pods still serving would make the next timed
+ *  pause start at the old split, and a router would give traffic to pods not yet there. */
+function atStepCounts(where: Revision, target: Targets, scaled: boolean): boolean {
+  const { current, stable } = where;
+  if (current === undefined || scaled) return false;
+  const { counts } = target;
+  return (
+    available(current) === counts.canary &&
+    (stable === undefined || available(stable) === counts.stable) &&
+    target.movable.every((rs) => available(rs) === 0)
+  );
+}
+
 /** One step decision per pass, only once the ReplicaSets have reached this step's counts. */
 function advanceSteps(
   pass: Pass,
   where: Revision,
   progress: Progress,
   target: Targets,
+  atCounts: boolean,
   scaled: boolean,
   verdict: Verdict | undefined,
 ): Progress {
@@ -175,17 +210,12 @@ function advanceSteps(
   if (target.done) {
     const full = (current.spec?.replicas ?? 0) === replicas && available(current) >= replicas;
     if (scaled || !full) return progress;
+    // With a router the canary first takes all traffic; then the stable Service switches to it.
+    const max = maxTrafficWeight(pass.canary);
+    if (routed(pass.canary) && pass.o.traffic?.state?.canaryWeight !== max) return progress;
     return promote(pass, progress, hash, revision, stable, steps.length);
   }
-  const { counts } = target;
-  const atDesired =
-    !scaled &&
-    // Exactly the counts (Argo's AtDesiredReplicaCountsForCanary): extra stable pods still
-    // serving would make the next timed pause start at the old split.
-    available(current) === counts.canary &&
-    (stable === undefined || available(stable) === counts.stable) &&
-    target.movable.every((rs) => available(rs) === 0);
-  return stepDecision(pass, progress, steps, atDesired, verdict);
+  return stepDecision(pass, progress, steps, atCounts, verdict);
 }
 
 /** restartAt: pods created before it are evicted, within maxUnavailable, when nothing scales. */
@@ -234,10 +264,4 @@ function unavailableCount(rss: readonly ReplicaSet[]): number {
     0,
     rss.reduce((n, rs) => n + (rs.spec?.replicas ?? 0) - available(rs), 0),
   );
-}
-
-function actualWeight(canaryRs: ReplicaSet | undefined, stableRs: ReplicaSet | undefined): number {
-  const c = canaryRs ? available(canaryRs) : 0;
-  const s = stableRs ? available(stableRs) : 0;
-  return c + s === 0 ? 0 : Math.round((100 * c) / (c + s));
 }

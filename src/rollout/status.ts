@@ -26,7 +26,8 @@ export interface StatusInput {
   readonly restartedAt?: string;
   readonly restartPending: boolean;
   /** Actual canary weight (pods' share) while a canary is in flight. */
-  readonly canaryWeight?: number;
+  /** The traffic router's weights (canary, stable); absent for a basic canary. */
+  readonly weights?: { readonly canary: number; readonly stable: number };
   readonly maxUnavailable: number;
   /** At a pause step: waiting there is not lack of progress. */
   readonly indefiniteStep: boolean;
@@ -232,23 +233,23 @@ function healthyCondition(
   );
 }
 
-/** status.canary: the pods' split while a canary is in flight, and the analysis runs. */
+/** status.canary: the router's weights (with traffic routing) and the analysis runs. */
 function canaryStatus(
   i: StatusInput,
   canaryService: string | undefined,
   stableService: string | undefined,
 ): RolloutStatus['canary'] {
   const weights =
-    i.canaryWeight === undefined
+    i.weights === undefined
       ? undefined
       : {
           canary: compact({
-            weight: i.canaryWeight,
+            weight: i.weights.canary,
             podTemplateHash: i.hash,
             serviceName: canaryService,
           }),
           stable: compact({
-            weight: 100 - i.canaryWeight,
+            weight: i.weights.stable,
             podTemplateHash: i.progress.stableHash,
             serviceName: stableService,
           }),

@@ -1,8 +1,10 @@
 /**
  * The replica counts a canary pass aims at: the weight of the step (100 once settled or
- * promoted, 0 on abort), spread within maxSurge/maxUnavailable, old ReplicaSets held by their
- * scale-down deadline left alone, and an aborted canary behind a stable Service kept for
- * abortScaleDownDelaySeconds so people can look at it. Pure.
+ * promoted, 0 on abort), spread within maxSurge/maxUnavailable (a basic canary) or straight to
+ * Argo's traffic-routed counts (with a router: the stable stays full unless dynamicStableScale),
+ * old ReplicaSets held by their scale-down deadline left alone, and, with a router, an aborted
+ * canary kept for abortScaleDownDelaySeconds so people can look at it (the router has already
+ * moved its traffic back; a basic canary scales down at once, as in Argo). Pure.
  */
 import { SCALE_DOWN_DEADLINE_ANNOTATION } from '../api/index.ts';
 import type { ReplicaSet } from '../api/index.ts';
@@ -13,6 +15,7 @@ import type { CanaryScale, ReplicaCounts } from './replicas.ts';
 import { countsOf } from './replicasets.ts';
 import type { Revision } from './revision.ts';
 import { canaryScaleAt, weightAt } from './steps.ts';
+import { maxTrafficWeight, routed } from './traffic.ts';
 
 const DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS = 30;
 
@@ -37,9 +40,12 @@ export function targets(pass: Pass, where: Revision, progress: Progress, b: Budg
   const steps = canary.steps ?? [];
   const { steady, current, stable, others } = where;
   const done = progress.promoteFull || progress.stepIndex >= steps.length;
+  const trafficRouted = routed(canary);
+  // setWeight counts in units of maxTrafficWeight (default 100) with a router, percent without.
+  const max = trafficRouted ? maxTrafficWeight(canary) : 100;
   const weight =
     steady || (done && !progress.abort)
-      ? 100
+      ? max
       : progress.abort
         ? 0
         : weightAt(steps, progress.stepIndex);
@@ -48,18 +54,27 @@ export function targets(pass: Pass, where: Revision, progress: Progress, b: Budg
   const held = others.filter((rs) => heldUntil(rs) > o.now);
   for (const rs of held) pass.requeue.push(heldUntil(rs));
   const movable = others.filter((rs) => !held.includes(rs));
+  const observed = o.traffic?.state?.canaryWeight;
   let counts = canaryCounts({
     replicas: b.replicas,
-    weight: scale ? scaleAsWeight(scale, b.replicas) : weight,
+    // A basic canary honours setCanaryScale as its pod split (Argo rejects it there).
+    weight: scale && !trafficRouted ? scaleAsWeight(scale, b.replicas) : weight,
+    ...(trafficRouted && scale ? { canaryScale: scale } : {}),
+    maxWeight: max,
     maxSurge: b.maxSurge,
     maxUnavailable: b.maxUnavailable,
-    trafficRouted: false,
+    trafficRouted,
+    dynamicStableScale: canary.dynamicStableScale === true,
+    ...(observed === undefined
+      ? {}
+      : { trafficWeights: { canary: observed, stable: max - observed } }),
+    abort: progress.abort,
     stable: countsOf(stable),
     canary: countsOf(current),
     others: movable.map((rs) => countsOf(rs) ?? { spec: 0, available: 0 }),
   });
-  if (progress.abort && !steady && current && canary.stableService !== undefined) {
-    // The pinned stable Service already keeps traffic off the canary: keep its pods for
+  if (progress.abort && !steady && current && trafficRouted) {
+    // The router sends everything to the stable this pass: keep the canary's pods for
     // abortScaleDownDelaySeconds (0: until retried) so people can look at them.
     const delay = canary.abortScaleDownDelaySeconds ?? DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS;
     const abortedAt = progress.abortedAt ?? new Date(o.now).toISOString();

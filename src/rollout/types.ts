@@ -13,6 +13,8 @@ import type {
   Rollout,
   RolloutStatus,
   Service,
+  TrafficObservation,
+  TrafficState,
 } from '../api/index.ts';
 
 export interface Observed {
@@ -28,6 +30,8 @@ export interface Observed {
   /** AnalysisTemplates of the Rollout's namespace, and ClusterAnalysisTemplates, by name. */
   readonly analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
   readonly clusterAnalysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
+  /** The traffic router's reading of its objects (only with trafficRouting). */
+  readonly traffic?: TrafficObservation;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
   /** A ReplicaSet write of the last plan that the API server refused (the shell plans again
@@ -41,6 +45,14 @@ export type Write =
   | { readonly kind: 'deleteReplicaSet'; readonly name: string }
   /** Server-side apply of the fields we own on the user's Service (its selector's hash). */
   | { readonly kind: 'applyService'; readonly body: Service }
+  /** Bring the traffic router's objects to this state (the shell's router builds the bodies). */
+  | {
+      readonly kind: 'setTraffic';
+      readonly state: TrafficState;
+      /** Pod-template hashes of canary and stable after this pass (DestinationRule subsets). */
+      readonly canaryHash: string;
+      readonly stableHash: string;
+    }
   /** Eviction (PDB-aware delete) of a pod, for restartAt. */
   | { readonly kind: 'evictPod'; readonly name: string }
   /** Merge patch of a pod's role labels/annotations (canary/stableMetadata); null removes. */

@@ -8,6 +8,7 @@ import { parsePauseDuration } from './duration.ts';
 import { resolveSurgeUnavailable } from './intorpercent.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
 import { buildRun } from './analysis-run.ts';
+import { trafficProblems } from './traffic-validate.ts';
 
 export interface TemplateMaps {
   readonly templates: ReadonlyMap<string, AnalysisTemplate>;
@@ -62,8 +63,9 @@ export function specProblems(
   if (!surge.ok) problems.push(`spec.strategy.canary: ${surge.error}`);
   (canary.steps ?? []).forEach((step, i) => {
     const at = `spec.strategy.canary.steps[${i}]`;
-    if (step.setWeight !== undefined && (step.setWeight < 0 || step.setWeight > 100)) {
-      problems.push(`${at}.setWeight: must be between 0 and 100, got ${step.setWeight}`);
+    const maxWeight = canary.trafficRouting?.maxTrafficWeight ?? 100;
+    if (step.setWeight !== undefined && (step.setWeight < 0 || step.setWeight > maxWeight)) {
+      problems.push(`${at}.setWeight: must be between 0 and ${maxWeight}, got ${step.setWeight}`);
     }
     const duration = step.pause?.duration;
     if (duration !== undefined) {
@@ -89,9 +91,7 @@ export function specProblems(
     }
   });
   problems.push(...analysisProblems(rollout, templates));
-  if (canary.dynamicStableScale === true) {
-    problems.push('spec.strategy.canary.dynamicStableScale: requires trafficRouting');
-  }
+  problems.push(...trafficProblems(canary));
   if (
     canary.scaleDownDelayRevisionLimit !== undefined &&
     (spec.revisionHistoryLimit ?? 10) < canary.scaleDownDelayRevisionLimit

@@ -16,7 +16,12 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   server: { modules: ['api', 'kube'], packages: true },
   cli: { modules: ['api'], packages: true },
   analysis: { modules: ['api', 'kube'], packages: true },
-  controller: { modules: ['api', 'kube', 'rollout', 'analysis', 'server'], packages: true },
+  // Routers are pure: objects in, apply bodies out (kube only for its types and resource names).
+  traffic: { modules: ['api', 'kube'], packages: false },
+  controller: {
+    modules: ['api', 'kube', 'rollout', 'analysis', 'traffic', 'server'],
+    packages: true,
+  },
 };
 
 function files(dir: string): string[] {

@@ -45,19 +45,19 @@ test('registry finds built-in and registered types, refuses unknown ones', () =>
   const r = new ResourceRegistry();
   assert.equal(r.typeOf({ apiVersion: 'apps/v1', kind: 'ReplicaSet' }), Resources.ReplicaSet);
   assert.throws(() => r.typeOf({ kind: 'ReplicaSet' }), TypeError);
-  const vs = {
-    group: 'networking.istio.io',
+  const gw = {
+    group: 'gateway.networking.k8s.io',
     version: 'v1',
-    kind: 'VirtualService',
-    plural: 'virtualservices',
+    kind: 'Gateway',
+    plural: 'gateways',
     namespaced: true,
   };
   assert.throws(
-    () => r.typeOf({ apiVersion: 'networking.istio.io/v1', kind: 'VirtualService' }),
+    () => r.typeOf({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway' }),
     /register/,
   );
-  r.add(vs);
-  assert.equal(r.lookup('networking.istio.io/v1', 'VirtualService'), vs);
+  r.add(gw);
+  assert.equal(r.lookup('gateway.networking.k8s.io/v1', 'Gateway'), gw);
 });
 
 test('object keys', () => {

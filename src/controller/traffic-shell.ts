@@ -1,0 +1,79 @@
+/**
+ * The shell's half of traffic routing: read a Rollout's router objects from the caches into
+ * the planner's observation, and apply the bodies a router builds for a planned state
+ * (server-side apply, forced, under stepwise-controller: the fields are atomic, see
+ * src/traffic/router.ts). No routing logic here.
+ */
+import type { Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
+import type { KubeApi } from '../kube/kube-api.ts';
+import type { KubeObject } from '../kube/objects.ts';
+import type { ResourceType } from '../kube/resources.ts';
+import { podTemplateHash } from '../rollout/hash.ts';
+import { combine, refKey, routersFor } from '../traffic/index.ts';
+import type { RouterContext, TrafficRouter } from '../traffic/index.ts';
+
+export interface TrafficObjectCache {
+  /** False when the type is not served by the cluster (its CRDs are not installed). */
+  watches(type: ResourceType): boolean;
+  object(type: ResourceType, namespace: string, name: string): KubeObject | undefined;
+}
+
+export interface TrafficView {
+  readonly routers: readonly TrafficRouter[];
+  readonly ctx: RouterContext;
+  readonly observation: TrafficObservation;
+}
+
+/** What the Rollout's routers read now; undefined without trafficRouting. */
+export function observeTraffic(
+  rollout: Rollout,
+  cache: TrafficObjectCache,
+): TrafficView | undefined {
+  const canary = rollout.spec.strategy?.canary;
+  const routers = routersFor(canary);
+  if (routers.length === 0 || canary === undefined) return undefined;
+  const objects = new Map<string, KubeObject>();
+  const unserved: string[] = [];
+  for (const router of routers) {
+    for (const ref of router.refs(rollout)) {
+      if (!cache.watches(ref.type)) {
+        const gv = `${ref.type.group}/${ref.type.version}`;
+        unserved.push(
+          `spec.strategy.canary.trafficRouting.${router.name}: ${ref.type.plural}.${gv} is not served by this cluster (install its CRDs, then restart the controller)`,
+        );
+        continue;
+      }
+      const obj = cache.object(ref.type, ref.namespace, ref.name);
+      if (obj !== undefined) objects.set(refKey(ref), obj);
+    }
+  }
+  const status = rollout.status ?? {};
+  const canaryHash = podTemplateHash(rollout.spec.template, status.collisionCount ?? 0);
+  const ctx: RouterContext = {
+    rollout,
+    canaryService: canary.canaryService ?? '',
+    stableService: canary.stableService ?? '',
+    maxWeight: canary.trafficRouting?.maxTrafficWeight ?? 100,
+    canaryHash,
+    stableHash: status.stableRS ?? canaryHash,
+    objects,
+  };
+  if (unserved.length > 0)
+    return { routers, ctx, observation: { problems: [...new Set(unserved)] } };
+  return { routers, ctx, observation: combine(routers.map((r) => r.observe(ctx))) };
+}
+
+/** Applies every router's bodies for `state` with the hashes the planner decided. */
+export async function applyTraffic(
+  api: KubeApi,
+  view: TrafficView,
+  state: TrafficState,
+  hashes: { readonly canary: string; readonly stable: string },
+): Promise<void> {
+  const ctx = { ...view.ctx, canaryHash: hashes.canary, stableHash: hashes.stable };
+  for (const router of view.routers) {
+    for (const body of router.applies(ctx, state)) {
+      await api.apply(body as KubeObject & { metadata: object });
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * What makes a Rollout's traffic routing impossible to act on, found from its spec alone (the
+ * objects it names are checked by the router that reads them). Each problem names the field
+ * and says what must hold (Argo's rules, where it has one).
+ */
+import { ARGO_GATEWAY_API_PLUGIN } from '../api/index.ts';
+import type { CanaryStrategy } from '../api/index.ts';
+
+const AT = 'spec.strategy.canary';
+
+/** Routers that can carry setHeaderRoute / setMirrorRoute (Argo: Istio and the plugins). */
+const ROUTE_CAPABLE = ['gatewayAPI', 'istio'] as const;
+
+export function trafficProblems(canary: CanaryStrategy): string[] {
+  const routing = canary.trafficRouting;
+  const steps = canary.steps ?? [];
+  const problems: string[] = [];
+  if (routing === undefined) {
+    if (canary.dynamicStableScale === true) {
+      problems.push(`${AT}.dynamicStableScale: requires trafficRouting`);
+    }
+    steps.forEach((step, i) => {
+      for (const kind of ['setHeaderRoute', 'setMirrorRoute'] as const) {
+        if (step[kind] !== undefined) {
+          problems.push(`${AT}.steps[${i}].${kind}: requires trafficRouting`);
+        }
+      }
+    });
+    return problems;
+  }
+  const at = `${AT}.trafficRouting`;
+  const plugins = Object.keys(routing.plugins ?? {});
+  for (const name of plugins) {
+    if (name !== ARGO_GATEWAY_API_PLUGIN) {
+      problems.push(
+        `${at}.plugins["${name}"]: not supported (Stepwise serves "${ARGO_GATEWAY_API_PLUGIN}" built in)`,
+      );
+    }
+  }
+  const gateway = routing.gatewayAPI !== undefined || plugins.includes(ARGO_GATEWAY_API_PLUGIN);
+  const used = [
+    gateway ? 'gatewayAPI' : undefined,
+    routing.istio ? 'istio' : undefined,
+    routing.nginx ? 'nginx' : undefined,
+    routing.smi ? 'smi' : undefined,
+  ].filter((r) => r !== undefined);
+  if (used.length === 0) problems.push(`${at}: must name a router (gatewayAPI, istio, nginx, smi)`);
+  if (routing.gatewayAPI !== undefined && plugins.includes(ARGO_GATEWAY_API_PLUGIN)) {
+    problems.push(
+      `${at}: gatewayAPI and plugins["${ARGO_GATEWAY_API_PLUGIN}"] must not both be set`,
+    );
+  }
+  if (canary.canaryService === undefined || canary.stableService === undefined) {
+    problems.push(`${at}: requires canaryService and stableService`);
+  }
+  if (routing.nginx && !routing.nginx.stableIngress && !routing.nginx.stableIngresses) {
+    problems.push(`${at}.nginx: must set stableIngress or stableIngresses`);
+  }
+  const istio = routing.istio;
+  if (istio && !istio.virtualService && !istio.virtualServices) {
+    problems.push(`${at}.istio: must set virtualService or virtualServices`);
+  }
+  const managed = new Set((routing.managedRoutes ?? []).map((r) => r.name));
+  const routeCapable = used.some((r) => (ROUTE_CAPABLE as readonly string[]).includes(r));
+  steps.forEach((step, i) => {
+    for (const kind of ['setHeaderRoute', 'setMirrorRoute'] as const) {
+      const route = step[kind];
+      if (route === undefined) continue;
+      if (!routeCapable) {
+        problems.push(`${AT}.steps[${i}].${kind}: needs the gatewayAPI or istio router`);
+      } else if (!managed.has(route.name)) {
+        problems.push(
+          `${AT}.steps[${i}].${kind}.name: "${route.name}" must be listed in trafficRouting.managedRoutes`,
+        );
+      }
+    }
+  });
+  return problems;
+}

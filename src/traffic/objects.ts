@@ -1,0 +1,69 @@
+/** Small helpers the routers share: metadata for the bodies they build, and claims. */
+import {
+  API_VERSION,
+  GITOPS_TRACKING_KEYS,
+  MANAGED_BY_ANNOTATION,
+  ROLLOUT_KIND,
+} from '../api/index.ts';
+import type { Rollout } from '../api/index.ts';
+import type { KubeObject, ObjectMeta } from '../kube/objects.ts';
+
+/** Metadata for an apply to a user's object: name, namespace and our managed-by annotation
+ *  (every apply must carry it: one that leaves it out removes it). */
+export function userObjectMeta(live: KubeObject, rollout: Rollout): ObjectMeta {
+  return {
+    name: live.metadata?.name,
+    namespace: live.metadata?.namespace,
+    annotations: { [MANAGED_BY_ANNOTATION]: rollout.metadata.name ?? '' },
+  };
+}
+
+/** Metadata for an object we generate: owned by the Rollout (controller), labels and
+ *  annotations copied without GitOps tracking keys. */
+export function generatedMeta(
+  rollout: Rollout,
+  name: string,
+  namespace: string,
+  from?: ObjectMeta,
+  annotations: Readonly<Record<string, string>> = {},
+): ObjectMeta {
+  const strip = (m: Readonly<Record<string, string>> | undefined): Record<string, string> =>
+    Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !GITOPS_TRACKING_KEYS.includes(k)));
+  const labels = strip(from?.labels);
+  return {
+    name,
+    namespace,
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    annotations: {
+      ...strip(from?.annotations),
+      ...annotations,
+      [MANAGED_BY_ANNOTATION]: rollout.metadata.name ?? '',
+    },
+    ownerReferences: [
+      {
+        apiVersion: API_VERSION,
+        kind: ROLLOUT_KIND,
+        name: rollout.metadata.name ?? '',
+        uid: rollout.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ],
+  };
+}
+
+/** A problem when another Rollout's managed-by annotation is on the object, else undefined. */
+export function claimedByOther(
+  obj: KubeObject,
+  rollout: Rollout,
+  what: string,
+): string | undefined {
+  const owner = obj.metadata?.annotations?.[MANAGED_BY_ANNOTATION];
+  if (owner === undefined || owner === rollout.metadata.name) return undefined;
+  return `${what} is managed by Rollout "${owner}"`;
+}
+
+/** `kind "namespace/name"` for messages. */
+export function describe(kind: string, namespace: string, name: string): string {
+  return `${kind} "${namespace}/${name}"`;
+}
