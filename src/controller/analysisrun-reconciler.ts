@@ -28,6 +28,8 @@ import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';
 import { callProvider } from './provider-call.ts';
+import { RunStatusWrites } from './run-status-writes.ts';
+import type { PendingWrites } from './run-status-writes.ts';
 import type { Outcome } from './provider-call.ts';
 import type { SecretSource } from './analysis-sources.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
@@ -49,19 +51,11 @@ export interface AnalysisRunReconcilerDeps {
   readonly maxMeasurementMs?: number;
   readonly onMeasurement?: (provider: ProviderName | 'unknown', phase: string) => void;
   /**
-   * Queues a pass for the run now. Given, a status write is not awaited when a next pass is
-   * already scheduled (the write of one measurement overlaps the next), and a write that fails
-   * wakes the run. Absent, every pass waits for its write.
+   * Queues a pass for the run now. Given, status writes go through RunStatusWrites (a pass never
+   * waits for the previous measurement's write) and a write that fails wakes the run. Absent,
+   * every pass waits for its write.
    */
   readonly wake?: (key: Key) => void;
-}
-
-interface InFlightWrite {
-  readonly write: Promise<AnalysisRun>;
-  /** The run with the status the write carries, for measuring while it lands. */
-  readonly planned: AnalysisRun;
-  /** Resource versions the write replaces (a cache showing one of them is stale). */
-  readonly older: ReadonlySet<string>;
 }
 
 const DEFAULT_MAX_MEASUREMENT_MS = 60_000;
@@ -75,11 +69,19 @@ export class AnalysisRunReconciler implements Reconciler {
    * up, a spec change, someone else's write) wins.
    */
   readonly #written = new Map<Key, { older: Set<string>; run: AnalysisRun }>();
-  /** key → a status write not yet answered, and the run as it planned it. */
-  readonly #inFlight = new Map<Key, InFlightWrite>();
+  /** Status writes still on their way (only with `wake`: see RunStatusWrites). */
+  readonly #writes: RunStatusWrites;
 
   constructor(deps: AnalysisRunReconcilerDeps) {
     this.#deps = deps;
+    this.#writes = new RunStatusWrites({
+      apply: (run, status) => this.#applyStatus(run, status),
+      settled: (key, run, older) => this.#written.set(key, { older, run }),
+      failed: (key) => {
+        this.#written.delete(key);
+        deps.wake?.(key);
+      },
+    });
   }
 
   async reconcile(key: Key, signal: AbortSignal): Promise<Result> {
@@ -87,11 +89,24 @@ export class AnalysisRunReconciler implements Reconciler {
     const cached = cache.analysisRun(key);
     if (cached === undefined) {
       this.#written.delete(key);
-      this.#inFlight.delete(key);
+      this.#writes.forget(key);
       return {};
     }
-    const inFlight = this.#inFlight.get(key);
-    if (inFlight !== undefined) return this.#passBehindWrite(key, inFlight, signal);
+    const pending = this.#writes.pending(key);
+    if (pending !== undefined) {
+      const version = cached.metadata.resourceVersion ?? '';
+      if (pending.failure === undefined && pending.known.has(version)) {
+        return this.#passBehindWrites(key, pending, signal);
+      }
+      // A version we did not write (a terminate, say), or a failed write: let the writes end,
+      // then start from the cache. A failure goes to backoff; its measurements are taken again.
+      await pending.drained;
+      this.#writes.forget(key);
+      if (pending.failure !== undefined) {
+        this.#written.delete(key);
+        throw asError(pending.failure);
+      }
+    }
     const ours = this.#written.get(key);
     const stale = ours !== undefined && ours.older.has(cached.metadata.resourceVersion ?? '');
     const run = stale ? ours.run : cached;
@@ -105,40 +120,12 @@ export class AnalysisRunReconciler implements Reconciler {
     return this.#decide(key, run, taken, older);
   }
 
-  /**
-   * The previous pass's status write is still on its way: take this pass's measurements from
-   * the status it planned while the write lands, then judge from the server's answer. A slow
-   * API server then delays the record of a measurement, never the start of the next one.
-   */
-  async #passBehindWrite(key: Key, inFlight: InFlightWrite, signal: AbortSignal): Promise<Result> {
-    const measuring = this.#measure(inFlight.planned, this.#deps.clock.now(), signal);
-    let written: AnalysisRun;
-    try {
-      written = await inFlight.write;
-    } catch (err) {
-      // Conflict or outage: start again from the cache, with backoff. Whatever this pass
-      // measured is dropped (it is measured again), so no measurement is recorded twice.
-      this.#inFlight.delete(key);
-      this.#written.delete(key);
-      await measuring.catch(() => undefined);
-      throw err;
-    }
-    this.#inFlight.delete(key);
-    const writtenVersion = written.metadata.resourceVersion ?? '';
-    const older = new Set(inFlight.older);
-    older.delete(writtenVersion);
-    this.#written.set(key, { older, run: written });
-    const taken = await measuring;
-    // Our write went through on its resourceVersion, so a version the cache shows that is
-    // neither ours nor one we replaced came after it (a terminate, say): judge on that one.
-    const cached = this.#deps.cache.analysisRun(key);
-    const cachedVersion = cached?.metadata.resourceVersion ?? '';
-    const newer =
-      cached !== undefined && cachedVersion !== writtenVersion && !older.has(cachedVersion);
-    if (newer) this.#written.delete(key);
-    const base = newer ? cached : written;
-    if (isCompleted(base.status?.phase)) return {};
-    return this.#decide(key, base, taken, new Set([...older, writtenVersion, cachedVersion]));
+  /** Our writes are still on their way: measure and judge from the newest status decided. */
+  async #passBehindWrites(key: Key, pending: PendingWrites, signal: AbortSignal): Promise<Result> {
+    const run = pending.planned;
+    if (isCompleted(run.status?.phase)) return {};
+    const taken = await this.#measure(run, this.#deps.clock.now(), signal);
+    return this.#decide(key, run, taken, pending.known);
   }
 
   async #measure(run: AnalysisRun, now: number, signal: AbortSignal): Promise<TakenMeasurement[]> {
@@ -148,9 +135,9 @@ export class AnalysisRunReconciler implements Reconciler {
   }
 
   /**
-   * Judge the measurements, write the status and say when to come back. When a next pass is
-   * scheduled the write is not awaited: that pass waits for it (see #passBehindWrite), and a
-   * failed write wakes the run at once. A run that completes waits for its write.
+   * Judge the measurements, write the status and say when to come back. With `wake` the write
+   * is not awaited while a next pass is scheduled (RunStatusWrites); a run that completes waits
+   * for its writes, so its end is on record when the pass returns.
    */
   async #decide(
     key: Key,
@@ -165,17 +152,19 @@ export class AnalysisRunReconciler implements Reconciler {
     };
     if (isDeepStrictEqual(outcome.status, run.status ?? {})) {
       emit();
-    } else if (outcome.requeueAt === undefined || this.#deps.wake === undefined) {
+    } else if (this.#deps.wake === undefined) {
       const written = await this.#applyStatus(run, outcome.status);
       const replaced = new Set(older);
       replaced.delete(written.metadata.resourceVersion ?? '');
       this.#written.set(key, { older: replaced, run: written });
       emit();
     } else {
-      const wake = this.#deps.wake;
-      const write = this.#applyStatus(run, outcome.status);
-      write.then(emit, () => wake(key));
-      this.#inFlight.set(key, { write, planned: { ...run, status: outcome.status }, older });
+      const pending = this.#writes.submit(key, run, outcome.status, older, emit);
+      if (outcome.requeueAt === undefined) {
+        await pending.drained;
+        this.#writes.forget(key);
+        if (pending.failure !== undefined) throw asError(pending.failure);
+      }
     }
     if (outcome.requeueAt === undefined) return {};
     return { requeueAfterMs: Math.max(0, outcome.requeueAt - clock.now()) };
@@ -264,6 +253,7 @@ export class AnalysisRunReconciler implements Reconciler {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /** 1-based number of the metric's next measurement: every finished one counts, errors too. */
 function measurementIndex(run: AnalysisRun, metric: string): number {

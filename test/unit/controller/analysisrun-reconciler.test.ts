@@ -402,7 +402,7 @@ class SlowStatusApi extends FakeKubeApi {
 }
 
 describe(
-  'AnalysisRunReconciler with status writes overlapping the next measurement',
+  'AnalysisRunReconciler with status writes behind a slow API server',
   { timeout: 10_000 },
   () => {
     const oneSecond = () => runOf([webMetric({ interval: '1s', count: 3 })]);
@@ -415,11 +415,12 @@ describe(
       assert.equal(first.requeueAfterMs, 1_000, 'returns before its write is answered');
       assert.equal(api.held.length, 1);
       t.clock.advance(1_000);
-      const second = t.reconciler.reconcile(KEY, t.stop.signal);
-      await flush();
+      const second = await t.reconciler.reconcile(KEY, t.stop.signal);
       assert.equal(p.calls.length, 2, 'measured at its time, with the first write still in flight');
+      assert.equal(second.requeueAfterMs, 1_000, 'and did not wait for it either');
+      assert.equal(api.held.length, 1, 'its status waits behind the first write');
       api.held[0]?.resolve();
-      assert.equal((await second).requeueAfterMs, 1_000);
+      await flush();
       api.held[1]?.resolve();
       await flush();
       const ms = t.stored().status?.metricResults?.[0]?.measurements ?? [];
@@ -433,6 +434,28 @@ describe(
       );
     });
 
+    it('statuses decided behind a slow write are coalesced: the newest one carries every measurement', async () => {
+      const api = new SlowStatusApi();
+      const p = scripted([value(0.97), value(0.98), value(0.99)]);
+      const t = setup(runOf([webMetric({ interval: '1s', count: 5 })]), p.provider, 'web', {
+        api,
+        wake: () => undefined,
+      });
+      await t.reconciler.reconcile(KEY, t.stop.signal);
+      for (let i = 0; i < 2; i++) {
+        t.clock.advance(1_000);
+        await t.reconciler.reconcile(KEY, t.stop.signal);
+      }
+      assert.equal(p.calls.length, 3);
+      api.held[0]?.resolve();
+      await flush();
+      assert.equal(api.held.length, 2, 'one write for the two statuses that waited');
+      api.held[1]?.resolve();
+      await flush();
+      assert.equal(statusWrites(t).length, 2);
+      assert.equal(t.stored().status?.metricResults?.[0]?.count, 3);
+    });
+
     it('a refused write wakes the run, its next pass fails into backoff, and nothing is recorded twice', async () => {
       const api = new SlowStatusApi();
       const woken: Key[] = [];
@@ -444,17 +467,15 @@ describe(
       assert.deepEqual(woken, [KEY]);
       await assert.rejects(t.reconciler.reconcile(KEY, t.stop.signal), /Conflict/);
       // From the cache again: the lost measurement is taken once more and written once.
-      const again = t.reconciler.reconcile(KEY, t.stop.signal);
-      await flush();
+      await t.reconciler.reconcile(KEY, t.stop.signal);
       api.held.at(-1)?.resolve();
-      await again;
       await flush();
       const ms = t.stored().status?.metricResults?.[0]?.measurements ?? [];
       assert.equal(ms.length, 1);
       assert.equal(t.stored().status?.metricResults?.[0]?.count, 1);
     });
 
-    it('a terminate that lands after our write is judged in the pass behind it', async () => {
+    it('a terminate that lands after our writes is judged on the next pass, from the cache', async () => {
       const api = new SlowStatusApi();
       const p = scripted([value(0.97)]);
       const t = setup(runOf([webMetric({ interval: '1s', count: 5 })]), p.provider, 'web', {
@@ -466,12 +487,13 @@ describe(
         api.afterWrite = () => Promise.resolve();
         return api.patchMerge(Resources.AnalysisRun, 'ns', 'run', { spec: { terminate: true } });
       };
-      const behind = t.reconciler.reconcile(KEY, t.stop.signal); // woken early by the spec change
       api.held[0]?.resolve();
+      await flush();
+      const ended = t.reconciler.reconcile(KEY, t.stop.signal); // the spec change's pass
       await flush();
       assert.equal(api.held.length, 2, 'the terminated run writes its end');
       api.held[1]?.resolve();
-      assert.deepEqual(await behind, {});
+      assert.deepEqual(await ended, {});
       assert.equal(t.stored().status?.phase, 'Successful');
       assert.match(t.stored().status?.message ?? '', /terminated/i);
     });
