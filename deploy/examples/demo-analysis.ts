@@ -36,7 +36,7 @@ export async function analysisAct(ns: string, stage: AnalysisStage): Promise<voi
   const stepwise = (...args: string[]): Promise<number> =>
     run('kubectl', ['stepwise', '-n', ns, ...args]);
 
-  section('7. A bad release, judged by Prometheus and rolled back on its own');
+  section('8. A bad release, judged by Prometheus and rolled back on its own');
   say(
     `A real Prometheus (${stage.prometheusUrl}, built from its Go module into the cache) scrapes`,
     'a small app serving prom-client HTTP metrics for each pod-template hash, standing in for the',

@@ -6,7 +6,7 @@
  * the whole list: the user's rules as the server returned them (defaults filled in, so an
  * unchanged rule compares equal) with only our weights changed, and ours after them.
  */
-import { MANAGED_ROUTES_ANNOTATION } from '../api/index.ts';
+import { MANAGED_BY_ANNOTATION, MANAGED_ROUTES_ANNOTATION } from '../api/index.ts';
 import type {
   GatewayApiRouting,
   HeaderRoute,
@@ -153,6 +153,9 @@ function observeRoute(
       ],
     };
   }
+  // Not yet marked as ours: apply once (same weights) so the route says who manages it and a
+  // second Rollout naming it is refused.
+  if (live.metadata?.annotations?.[MANAGED_BY_ANNOTATION] === undefined) return { problems: [] };
   // Gateway API's default weight is 1: a route written without weights splits 50/50.
   const weights = weighted.map((rule) => ({
     canary: rule.backendRefs?.find((b) => refersTo(b, ctx.canaryService))?.weight ?? 1,

@@ -5,6 +5,9 @@
 import { ARGO_GATEWAY_API_PLUGIN } from '../api/index.ts';
 import type { CanaryStrategy, GatewayApiRouting, Rollout } from '../api/index.ts';
 import { gatewayApiRouter } from './gatewayapi.ts';
+import { istioRouter } from './istio.ts';
+import { nginxRouter } from './nginx.ts';
+import { smiRouter } from './smi.ts';
 import { refKey } from './router.ts';
 import type { TrafficObjectRef, TrafficRouter } from './router.ts';
 
@@ -17,7 +20,9 @@ export function routersFor(canary: CanaryStrategy | undefined): TrafficRouter[] 
   const routers: TrafficRouter[] = [];
   const gateway = routing.gatewayAPI ?? pluginGatewayApi(routing.plugins);
   if (gateway !== undefined) routers.push(gatewayApiRouter(gateway));
-  // ISTIO_NGINX_SMI_PENDING
+  if (routing.istio !== undefined) routers.push(istioRouter(routing.istio));
+  if (routing.nginx !== undefined) routers.push(nginxRouter(routing.nginx));
+  if (routing.smi !== undefined) routers.push(smiRouter(routing.smi));
   return routers;
 }
 

@@ -15,6 +15,7 @@ import type {
 } from '../../../src/api/index.ts';
 
 const BROKEN = 'web:broken';
+const GIT_WEIGHTS = { canaryWeight: 0, headerRoutes: [], mirrorRoutes: [] };
 const MAX_PASSES = 4;
 
 type Action =
@@ -24,6 +25,8 @@ type Action =
   | { readonly kind: 'pass' }
   | { readonly kind: 'advance'; readonly ms: number }
   | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' }
+  /** A GitOps tool resets the router's weights to Git's (all to the stable). */
+  | { readonly kind: 'trafficReset' }
   /** The AnalysisRun controller records a phase on the newest run. */
   | { readonly kind: 'runPhase'; readonly phase: AnalysisPhase };
 
@@ -57,6 +60,8 @@ const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
         canaryService: fc.constantFrom(undefined, 'web-canary'),
         stableService: fc.constantFrom(undefined, 'web-stable'),
         analysis: fc.constantFrom(undefined, { ...ANALYSIS, startingStep: 1 }),
+        trafficRouting: fc.constantFrom(undefined, { gatewayAPI: { httpRoute: 'web' } }),
+        dynamicStableScale: fc.constantFrom(undefined, true),
       }),
     }),
   })
@@ -75,6 +80,7 @@ const actions: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 4, arbitrary: fc.constant({ kind: 'settle' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'trafficReset' as const }) },
   { weight: 4, arbitrary: fc.constant({ kind: 'pass' as const }) },
   {
     weight: 2,
@@ -109,6 +115,9 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
       return sim.setReplicas(a.n);
     case 'settle':
       return sim.settle();
+    case 'trafficReset':
+      if (sim.traffic !== undefined) sim.traffic = { state: GIT_WEIGHTS, problems: [] };
+      return;
     case 'pass':
       sim.pass();
       return;
@@ -136,6 +145,9 @@ function simOf(spec: Partial<RolloutSpec>): Sim {
   sim.unreadyImages.add(BROKEN);
   sim.analysisTemplates.set('check', TEMPLATE);
   for (const name of ['web-canary', 'web-stable']) sim.services.set(name, serviceFixture(name));
+  if (spec.strategy?.canary?.trafficRouting !== undefined) {
+    sim.traffic = { state: GIT_WEIGHTS, problems: [] };
+  }
   return sim;
 }
 
