@@ -72,8 +72,8 @@ export async function trafficAct(ns: string, section_: string): Promise<void> {
   say('Promoted: 50 %.');
   await showRoute();
   say(
-    'Now a GitOps tool without our ignoreDifferences settings syncs Git, which still says 100/0,',
-    'with force (as Flux does by default):',
+    'Now a GitOps tool without our ignoreDifferences settings syncs the Services and the route',
+    'from Git, which still says 100/0, with force (as Flux does by default):',
   );
   const resetAt = Date.now();
   await inNs(
@@ -81,6 +81,8 @@ export async function trafficAct(ns: string, section_: string): Promise<void> {
     '--server-side',
     '--force-conflicts',
     '--field-manager=kustomize-controller',
+    '-l',
+    'demo-part=routing',
     '-f',
     FILE,
   );

@@ -283,7 +283,7 @@ async function main(): Promise<void> {
   say("The Services are pinned to each side's hash, so web-canary reaches only the new pod:");
   await showServices();
 
-  section('5. Promote: 50%, 10 s, 75%, 10 s, and 2.0 becomes the stable version');
+  section('5. Promote: 50%, 5 s, 75%, 5 s, and 2.0 becomes the stable version');
   say('Someone looked at the canary and is happy with it. After the promote, the timed pauses end');
   say('by themselves: no one has to come back.');
   const healthy = await timeline.follow(
@@ -364,7 +364,7 @@ async function main(): Promise<void> {
     '  - a first deploy: Healthy at once, nothing to compare with;',
     '  - a new image: a canary ReplicaSet at 25% (1 pod of 4), Services pinned to each side, and a',
     '    pause until `kubectl stepwise promote`;',
-    '  - the rest of the steps on their own: 50%, 10 s, 75%, 10 s, then the new version stable;',
+    '  - the rest of the steps on their own: 50%, 5 s, 75%, 5 s, then the new version stable;',
     '  - `kubectl stepwise abort`: stable back to 4 pods and both Services on it at once, the canary',
     '    scaled down, the Rollout Degraded, all of it in Events;',
     '  - weights on a Gateway API HTTPRoute at each step, and a forced GitOps re-apply undone;',

@@ -106,7 +106,7 @@ export const SetHeaderRouteSchema = Strict({
   name: Name,
   match: Type.Optional(
     Type.Array(Strict({ headerName: Name, headerValue: StringMatchSchema }), {
-      description: 'Requests matching every header go to the canary. Empty: remove the route.',
+      description: 'Requests matching these headers go to the canary. Empty: remove the route.',
     }),
   ),
 });
@@ -140,7 +140,9 @@ export type TrafficRouting = Static<typeof TrafficRoutingSchema>;
 export type SetHeaderRoute = Static<typeof SetHeaderRouteSchema>;
 export type SetMirrorRoute = Static<typeof SetMirrorRouteSchema>;
 
-/** A header route the planner wants: requests matching every header go to the canary. */
+/** A header route the planner wants: matching requests go to the canary. As Argo writes them,
+ *  Istio gets one match block per header (any of them matches); Gateway API one match with all
+ *  the headers (all must match). */
 export interface HeaderRoute {
   readonly name: string;
   readonly match: readonly { readonly headerName: string; readonly headerValue: StringMatch }[];

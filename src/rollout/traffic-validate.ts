@@ -62,6 +62,7 @@ export function trafficProblems(canary: CanaryStrategy): string[] {
   }
   const managed = new Set((routing.managedRoutes ?? []).map((r) => r.name));
   const routeCapable = used.some((r) => (ROUTE_CAPABLE as readonly string[]).includes(r));
+  problems.push(...gatewayApiStepProblems(canary, gateway));
   steps.forEach((step, i) => {
     for (const kind of ['setHeaderRoute', 'setMirrorRoute'] as const) {
       const route = step[kind];
@@ -74,6 +75,45 @@ export function trafficProblems(canary: CanaryStrategy): string[] {
         );
       }
     }
+  });
+  return problems;
+}
+
+/** What Gateway API cannot express: prefix header matches, methods other than exact, header
+ *  routes with no HTTPRoute taking them. */
+function gatewayApiStepProblems(canary: CanaryStrategy, gateway: boolean): string[] {
+  const routing = canary.trafficRouting;
+  if (!gateway || routing === undefined || routing.istio !== undefined) return [];
+  const problems: string[] = [];
+  const routes = routing.gatewayAPI?.httpRoutes;
+  const takesHeaders = routes === undefined || routes.some((r) => r.useHeaderRoutes === true);
+  (canary.steps ?? []).forEach((step, i) => {
+    const at = `${AT}.steps[${i}]`;
+    const header = step.setHeaderRoute;
+    if (header !== undefined && (header.match?.length ?? 0) > 0 && !takesHeaders) {
+      problems.push(`${at}.setHeaderRoute: no httpRoutes entry has useHeaderRoutes: true`);
+    }
+    header?.match?.forEach((m, j) => {
+      if (m.headerValue.prefix !== undefined) {
+        problems.push(
+          `${at}.setHeaderRoute.match[${j}].headerValue.prefix: Gateway API matches headers exactly or by regex (use regex: "^${m.headerValue.prefix}.*")`,
+        );
+      }
+    });
+    step.setMirrorRoute?.match?.forEach((m, j) => {
+      if (m.method !== undefined && m.method.exact === undefined) {
+        problems.push(
+          `${at}.setMirrorRoute.match[${j}].method: Gateway API matches methods exactly`,
+        );
+      }
+      for (const [name, v] of Object.entries(m.headers ?? {})) {
+        if (v.prefix !== undefined) {
+          problems.push(
+            `${at}.setMirrorRoute.match[${j}].headers.${name}.prefix: Gateway API matches headers exactly or by regex`,
+          );
+        }
+      }
+    });
   });
   return problems;
 }

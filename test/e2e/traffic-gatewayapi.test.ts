@@ -161,6 +161,55 @@ describe('Gateway API HTTPRoute weights', () => {
   });
 });
 
+describe('Gateway API header and mirror routes', () => {
+  it('are rules of their own on the real HTTPRoute while the steps say so, then go; a quiet route stays quiet', async () => {
+    const ns = await deployed('gw-routes', {
+      trafficRouting: {
+        gatewayAPI: { httpRoute: 'web' },
+        managedRoutes: [{ name: 'mirror' }, { name: 'beta' }],
+      },
+      steps: [
+        { setWeight: 20 },
+        {
+          setHeaderRoute: {
+            name: 'beta',
+            match: [{ headerName: 'x-beta', headerValue: { exact: 'yes' } }],
+          },
+        },
+        { setMirrorRoute: { name: 'mirror', match: [{ path: { prefix: '/' } }], percentage: 25 } },
+        { pause: {} },
+      ],
+    });
+    await setImage(ns, 'web', 'app:2');
+    await waitForRollout(ns, 'web', 'paused with routes', paused(3));
+    const route = await watchRoute(ns, 'web');
+    const live = await getRoute(ns);
+    const byName = (n: string) => live.spec.rules.find((r) => r.name === n);
+    assert.deepEqual(byName('stepwise-beta')?.matches?.[0]?.headers, [
+      { type: 'Exact', name: 'x-beta', value: 'yes' },
+    ]);
+    assert.deepEqual(
+      byName('stepwise-beta')?.backendRefs?.map((b) => b.name),
+      ['web-canary'],
+    );
+    const mirror = byName('stepwise-mirror')?.filters?.[0]?.requestMirror;
+    assert.equal(mirror?.backendRef.name, 'web-canary');
+    assert.equal(mirror?.percent, 25);
+    assert.deepEqual(routeWeights(live), [80, 20]);
+    const quiet = await route.window(2_000);
+    assert.equal(quiet.length, 0, 'reading back what the server stored plans no write');
+    await patchStatus(ns, 'web', { pauseConditions: null });
+    await waitForRollout(
+      ns,
+      'web',
+      'promoted',
+      (r) => r.status?.stableRS === r.status?.currentPodHash,
+    );
+    await route.until('managed rules removed', (e) => e.object.spec.rules.length === 1);
+    route.stop();
+  });
+});
+
 describe('GitOps re-applies mid-canary (paused at 30%)', () => {
   it('Argo CD with RespectIgnoreDifferences (Git carrying the live weights, forced): nothing changes, and the next step still goes through', async () => {
     const ns = await deployed('gw-argocd');

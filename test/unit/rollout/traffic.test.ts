@@ -305,6 +305,41 @@ describe('traffic routing spec', () => {
       'spec.strategy.canary.steps[0].setMirrorRoute: needs the gatewayAPI or istio router',
     ],
     [
+      'a prefix header match on Gateway API',
+      {
+        ...services,
+        trafficRouting: { gatewayAPI: { httpRoute: 'web' }, managedRoutes: [{ name: 'h' }] },
+        steps: [
+          {
+            setHeaderRoute: {
+              name: 'h',
+              match: [{ headerName: 'x', headerValue: { prefix: 'a' } }],
+            },
+          },
+        ],
+      },
+      'spec.strategy.canary.steps[0].setHeaderRoute.match[0].headerValue.prefix: Gateway API matches headers exactly or by regex (use regex: "^a.*")',
+    ],
+    [
+      'a header route when no HTTPRoute takes header routes',
+      {
+        ...services,
+        trafficRouting: {
+          gatewayAPI: { httpRoutes: [{ name: 'web' }] },
+          managedRoutes: [{ name: 'h' }],
+        },
+        steps: [
+          {
+            setHeaderRoute: {
+              name: 'h',
+              match: [{ headerName: 'x', headerValue: { exact: 'a' } }],
+            },
+          },
+        ],
+      },
+      'spec.strategy.canary.steps[0].setHeaderRoute: no httpRoutes entry has useHeaderRoutes: true',
+    ],
+    [
       'a weight over maxTrafficWeight',
       {
         ...services,
