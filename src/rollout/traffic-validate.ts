@@ -7,6 +7,7 @@ import { ARGO_GATEWAY_API_PLUGIN } from '../api/index.ts';
 import type { CanaryStrategy } from '../api/index.ts';
 
 const AT = 'spec.strategy.canary';
+const GATEWAY_API_MAX_WEIGHT = 1_000_000;
 
 /** Routers that can carry setHeaderRoute / setMirrorRoute (Argo: Istio and the plugins). */
 const ROUTE_CAPABLE = ['gatewayAPI', 'istio'] as const;
@@ -59,6 +60,19 @@ export function trafficProblems(canary: CanaryStrategy): string[] {
   const istio = routing.istio;
   if (istio && !istio.virtualService && !istio.virtualServices) {
     problems.push(`${at}.istio: must set virtualService or virtualServices`);
+  }
+  // Weights the routers cannot express: Istio's route weights must add up to 100; a Gateway API
+  // backendRef weight is at most 1,000,000.
+  const max = routing.maxTrafficWeight;
+  if (max !== undefined && istio !== undefined && max !== 100) {
+    problems.push(
+      `${at}.maxTrafficWeight: must be 100 with istio (Istio route weights add up to 100), got ${max}`,
+    );
+  }
+  if (max !== undefined && gateway && max > GATEWAY_API_MAX_WEIGHT) {
+    problems.push(
+      `${at}.maxTrafficWeight: must not exceed ${GATEWAY_API_MAX_WEIGHT} with gatewayAPI (the largest backendRef weight), got ${max}`,
+    );
   }
   const managed = new Set((routing.managedRoutes ?? []).map((r) => r.name));
   const routeCapable = used.some((r) => (ROUTE_CAPABLE as readonly string[]).includes(r));

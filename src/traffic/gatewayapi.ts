@@ -6,7 +6,7 @@
  * the whole list: the user's rules as the server returned them (defaults filled in, so an
  * unchanged rule compares equal) with only our weights changed, and ours after them.
  */
-import { MANAGED_BY_ANNOTATION, MANAGED_ROUTES_ANNOTATION } from '../api/index.ts';
+import { MANAGED_ROUTES_ANNOTATION } from '../api/index.ts';
 import type {
   GatewayApiRouting,
   HeaderRoute,
@@ -18,7 +18,7 @@ import type {
 } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
-import { claimedByOther, describe, userObjectMeta } from './objects.ts';
+import { claimedByOther, describe, marked, userObjectMeta } from './objects.ts';
 import { refKey } from './router.ts';
 import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
 
@@ -155,7 +155,7 @@ function observeRoute(
   }
   // Not yet marked as ours: apply once (same weights) so the route says who manages it and a
   // second Rollout naming it is refused.
-  if (live.metadata?.annotations?.[MANAGED_BY_ANNOTATION] === undefined) return { problems: [] };
+  if (!marked(live)) return { problems: [] };
   // Gateway API's default weight is 1: a route written without weights splits 50/50.
   const weights = weighted.map((rule) => ({
     canary: rule.backendRefs?.find((b) => refersTo(b, ctx.canaryService))?.weight ?? 1,

@@ -8,7 +8,7 @@
  * so a body carries the whole list: the user's entries as the server returned them, with only
  * our weights, labels and managed routes changed.
  */
-import { MANAGED_BY_ANNOTATION, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+
 import type {
   HeaderRoute,
   IstioRouting,
@@ -20,7 +20,9 @@ import type {
 } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { apiVersionOf, Resources } from '../kube/resources.ts';
-import { claimedByOther, describe, userObjectMeta } from './objects.ts';
+import { claimedByOther, describe, marked, sameJson, userObjectMeta } from './objects.ts';
+import { drBody, readDestinationRule } from './istio-subsets.ts';
+import type { DestinationRule, DrConfig } from './istio-subsets.ts';
 import { refKey } from './router.ts';
 import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
 
@@ -47,16 +49,7 @@ type ListKey = 'http' | 'tls' | 'tcp';
 interface VirtualService extends KubeObject {
   readonly spec?: { readonly [K in ListKey]?: readonly Route[] } & Fields;
 }
-interface Subset {
-  readonly name?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly [field: string]: unknown;
-}
-interface DestinationRule extends KubeObject {
-  readonly spec?: { readonly host?: string; readonly subsets?: readonly Subset[] } & Fields;
-}
 type VsConfig = NonNullable<IstioRouting['virtualService']>;
-type DrConfig = NonNullable<IstioRouting['destinationRule']>;
 
 /** A route whose destinations we weigh: its list, index and how messages name it. */
 interface Target {
@@ -159,9 +152,6 @@ function splitOf(ctx: RouterContext, dr: DrConfig | undefined): Split {
   };
 }
 
-/** Carries our managed-by annotation (claimedByOther has ruled out another Rollout's). */
-const marked = (o: KubeObject): boolean =>
-  o.metadata?.annotations?.[MANAGED_BY_ANNOTATION] !== undefined;
 const managedNames = (rollout: Rollout): string[] =>
   (rollout.spec.strategy.canary?.trafficRouting?.managedRoutes ?? []).map((r) => r.name);
 const isManaged = (names: readonly string[]) => (r: Route) =>
@@ -367,72 +357,4 @@ function vsBody(ctx: RouterContext, split: Split, view: View, state: TrafficStat
     metadata: userObjectMeta(vs, ctx.rollout),
     spec,
   };
-}
-
-function readDestinationRule(
-  ctx: RouterContext,
-  dr: DrConfig,
-  r: TrafficObjectRef,
-  rule: DestinationRule | undefined,
-): { problems: string[]; current: boolean } {
-  const what = describe('DestinationRule', r.namespace, r.name);
-  if (rule === undefined) return { problems: [`${what} not found`], current: false };
-  const claimed = claimedByOther(rule, ctx.rollout, what);
-  if (claimed !== undefined) return { problems: [claimed], current: false };
-  const subsets = rule.spec?.subsets ?? [];
-  const problems = [dr.canarySubsetName, dr.stableSubsetName]
-    .filter((name) => !subsets.some((s) => s.name === name))
-    .map((name) => `${what} has no subset named "${name}"`);
-  return { problems, current: marked(rule) && sameJson(pinned(ctx, dr, subsets), subsets) };
-}
-
-/** The subsets with the canary's and the stable's hash label; Argo drops the label for an
- *  empty hash. Every other subset and label is the user's, unchanged. */
-function pinned(ctx: RouterContext, dr: DrConfig, subsets: readonly Subset[]): Subset[] {
-  const hashOf = (s: Subset) =>
-    s.name === dr.canarySubsetName
-      ? ctx.canaryHash
-      : s.name === dr.stableSubsetName
-        ? ctx.stableHash
-        : undefined;
-  return subsets.map((s) => {
-    const hash = hashOf(s);
-    if (hash === undefined) return s;
-    const labels: Record<string, string> = { ...s.labels };
-    delete labels[POD_TEMPLATE_HASH_LABEL];
-    if (hash !== '') labels[POD_TEMPLATE_HASH_LABEL] = hash;
-    if (s.labels === undefined && hash === '') return s;
-    return { ...s, labels };
-  });
-}
-
-function drBody(ctx: RouterContext, dr: DrConfig, rule: DestinationRule): DestinationRule {
-  return {
-    apiVersion: rule.apiVersion ?? apiVersionOf(Resources.DestinationRule),
-    kind: Resources.DestinationRule.kind,
-    metadata: userObjectMeta(rule, ctx.rollout),
-    spec: { subsets: pinned(ctx, dr, rule.spec?.subsets ?? []) },
-  };
-}
-
-/** Deep equality with object keys in any order (the API server sorts them). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((x, i) => sameJson(x, b[i]))
-    );
-  }
-  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
-    const fa = a as Fields;
-    const fb = b as Fields;
-    const ka = Object.keys(fa).filter((k) => fa[k] !== undefined);
-    return (
-      ka.length === Object.keys(fb).filter((k) => fb[k] !== undefined).length &&
-      ka.every((k) => sameJson(fa[k], fb[k]))
-    );
-  }
-  return a === b;
 }

@@ -8,7 +8,7 @@
 import type { NginxRouting, Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { apiVersionOf, Resources } from '../kube/resources.ts';
-import { describe, generatedMeta } from './objects.ts';
+import { controlledBy, describe, generatedMeta, sameJson } from './objects.ts';
 import { refKey } from './router.ts';
 import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
 
@@ -185,37 +185,5 @@ function carries(live: Ingress, want: Ingress, prefix: string): boolean {
     sameJson(live.spec ?? {}, want.spec ?? {}) &&
     Object.entries(wantNotes).every(([k, v]) => liveNotes[k] === v) &&
     Object.keys(liveNotes).every((k) => !k.startsWith(`${prefix}/`) || k in wantNotes)
-  );
-}
-
-/** Deep equality with object keys in any order (the API server sorts them). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((x, i) => sameJson(x, b[i]))
-    );
-  }
-  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-    return (
-      ka.length === kb.length &&
-      ka.every((k) =>
-        sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-      )
-    );
-  }
-  return a === b;
-}
-
-/** Controlled by this Rollout (Argo's IsControlledBy): the controller ownerReference's uid. */
-function controlledBy(obj: KubeObject, rollout: Rollout): boolean {
-  const uid = rollout.metadata.uid;
-  return (
-    uid !== undefined &&
-    (obj.metadata?.ownerReferences ?? []).some((o) => o.controller === true && o.uid === uid)
   );
 }

@@ -67,3 +67,39 @@ export function claimedByOther(
 export function describe(kind: string, namespace: string, name: string): string {
   return `${kind} "${namespace}/${name}"`;
 }
+
+/** Deep equality with object keys in any order (the API server sorts them); undefined fields
+ *  count as absent. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((x, i) => sameJson(x, b[i]))
+    );
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const fa = a as Record<string, unknown>;
+    const fb = b as Record<string, unknown>;
+    const ka = Object.keys(fa).filter((k) => fa[k] !== undefined);
+    return (
+      ka.length === Object.keys(fb).filter((k) => fb[k] !== undefined).length &&
+      ka.every((k) => sameJson(fa[k], fb[k]))
+    );
+  }
+  return a === b;
+}
+
+/** Whether the Rollout is the object's controller owner (an object we generated). */
+export function controlledBy(obj: KubeObject, rollout: Rollout): boolean {
+  const uid = rollout.metadata.uid;
+  return (
+    uid !== undefined &&
+    (obj.metadata?.ownerReferences ?? []).some((o) => o.controller === true && o.uid === uid)
+  );
+}
+
+/** Carries our managed-by annotation (claimedByOther has ruled out another Rollout's). */
+export const marked = (o: KubeObject): boolean =>
+  o.metadata?.annotations?.[MANAGED_BY_ANNOTATION] !== undefined;

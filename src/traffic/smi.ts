@@ -7,7 +7,7 @@
 import type { Rollout, SmiRouting, TrafficObservation, TrafficState } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { apiVersionOf, Resources } from '../kube/resources.ts';
-import { describe, generatedMeta } from './objects.ts';
+import { controlledBy, describe, generatedMeta } from './objects.ts';
 import { refKey } from './router.ts';
 import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
 
@@ -83,12 +83,3 @@ function splitSpec(
 
 /** The two fields we write, in our key order, so a backend compares by value. */
 const backendOf = (b: Backend): Backend => ({ service: b.service, weight: b.weight });
-
-/** Controlled by this Rollout (Argo's IsControlledBy): the controller ownerReference's uid. */
-function controlledBy(obj: KubeObject, rollout: Rollout): boolean {
-  const uid = rollout.metadata.uid;
-  return (
-    uid !== undefined &&
-    (obj.metadata?.ownerReferences ?? []).some((o) => o.controller === true && o.uid === uid)
-  );
-}

@@ -2,14 +2,10 @@
 // each measurement starts from its schedule (the previous start + interval), the controller's CPU
 // and RSS while they run, and the queries per second Prometheus answers. Target: drift p99 under
 // 100 ms.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { load } from 'js-yaml';
 import type { AnalysisRun } from '../../src/api/index.ts';
-import type { KubeHttp } from '../cluster/kube-http.ts';
 import { DemoApp } from '../demo-app/app.ts';
 import { startPrometheus } from '../prometheus/server.ts';
-import { clientFor, controller, createNamespace } from './controller-support.ts';
+import { clientFor, controller, createNamespace, installCrds } from './controller-support.ts';
 import { formatStats, machine, stats, type Benchmark } from './harness.ts';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);
@@ -22,28 +18,6 @@ const CONTROLLER_FLAGS = (
   process.env['BENCH_FLAGS'] ?? '--qps=300 --burst=600 --analysis-workers=200'
 ).split(' ');
 const API = '/apis/stepwise.dev/v1alpha1';
-const CRDS = join(import.meta.dirname, '..', '..', 'deploy', 'crds');
-
-async function installCrds(http: KubeHttp): Promise<void> {
-  for (const file of await readdir(CRDS)) {
-    const crd = load(await readFile(join(CRDS, file), 'utf8')) as { metadata: { name: string } };
-    await http.json(
-      'PATCH',
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=bench&force=true`,
-      crd,
-      'application/apply-patch+yaml',
-    );
-  }
-  for (let i = 0; i < 100; i++) {
-    try {
-      await http.json('GET', `${API}/analysisruns`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error('AnalysisRun CRD not served');
-}
 
 function run(name: string): AnalysisRun {
   return {

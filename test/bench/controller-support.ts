@@ -1,6 +1,6 @@
 // Shared pieces of the controller benchmarks: a controller process on the benchmark's cluster,
 // request counters from its /metrics, and Rollouts created and watched over plain HTTP.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import type { Rollout } from '../../src/api/index.ts';
@@ -194,26 +194,30 @@ export const nowMs = (): number => performance.timeOrigin + performance.now();
 
 export const ms = (x: number): string => `${x.toFixed(1)} ms`;
 
-/** Server-side applies the Rollout CRD and waits until it is served. */
-export async function installCrd(http: KubeHttp): Promise<void> {
-  const crd = load(
-    await readFile(
-      join(import.meta.dirname, '..', '..', 'deploy', 'crds', 'rollouts.stepwise.dev.yaml'),
-      'utf8',
-    ),
-  );
-  await http.json(
-    'PATCH',
-    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev?fieldManager=bench&force=true',
-    crd,
-    'application/apply-patch+yaml',
-  );
-  for (let i = 0; i < 100; i++) {
-    const c = await http.json<{ status?: { conditions?: { type: string; status: string }[] } }>(
-      'GET',
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.stepwise.dev',
+/** Server-side applies every CRD in deploy/crds (the controller watches them all) and waits
+ *  until each is Established. */
+export async function installCrds(http: KubeHttp): Promise<void> {
+  const dir = join(import.meta.dirname, '..', '..', 'deploy', 'crds');
+  const names: string[] = [];
+  for (const file of await readdir(dir)) {
+    const crd = load(await readFile(join(dir, file), 'utf8')) as { metadata: { name: string } };
+    names.push(crd.metadata.name);
+    await http.json(
+      'PATCH',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=bench&force=true`,
+      crd,
+      'application/apply-patch+yaml',
     );
-    if (c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) return;
-    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const name of names) {
+    for (let i = 0; ; i++) {
+      const c = await http.json<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      );
+      if (c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) break;
+      if (i === 100) throw new Error(`CRD ${name} not Established`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }

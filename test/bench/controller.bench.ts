@@ -12,7 +12,7 @@ import {
   createNamespace,
   diffCounts,
   healthyAndPromoted,
-  installCrd,
+  installCrds,
   ms,
   nowMs,
   patchStatus,
@@ -44,7 +44,7 @@ const benchmark: Benchmark = {
       { floor?: { watchPlusWriteP50Ms?: number } } | undefined;
     const floor = floorData?.floor?.watchPlusWriteP50Ms;
     const ratio = (x: number): string => (floor ? `${(x / floor).toFixed(2)}× floor` : 'no floor');
-    await installCrd(http);
+    await installCrds(http);
     const summary: string[] = [];
     const data: Record<string, unknown> = { machine: machine(), floorWatchPlusWriteP50Ms: floor };
 

@@ -6,7 +6,7 @@ import {
   clientFor,
   controller,
   createNamespace,
-  installCrd,
+  installCrds,
   rollout,
   ROLLOUTS,
 } from './controller-support.ts';
@@ -22,7 +22,7 @@ const benchmark: Benchmark = {
   async run(ctx) {
     const cluster = await ctx.cluster();
     const http = clientFor(cluster);
-    await installCrd(http);
+    await installCrds(http);
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-mem-${i}`);
     for (const ns of namespaces) await createNamespace(http, ns);
     const ctl = await controller(['--leader-elect=false']);

@@ -10,7 +10,7 @@ import {
   clientFor,
   controller,
   createNamespace,
-  installCrd,
+  installCrds,
   nowMs,
   requestCounts,
   rollout,
@@ -41,7 +41,7 @@ const benchmark: Benchmark = {
   async run(ctx) {
     const cluster = await ctx.cluster();
     const http = clientFor(cluster);
-    await installCrd(http);
+    await installCrds(http);
     await createNamespace(http, NS);
     ctx.log(`creating ${ROLLOUT_COUNT} Rollouts (replicas 0: the controller's requests only)...`);
     await createRollouts(http);

@@ -325,6 +325,56 @@ describe('Istio VirtualService weights', () => {
   });
 });
 
+describe('GitOps re-applies of the VirtualService mid-canary (paused at 30%)', () => {
+  /** Git's VirtualService carrying the given weights (what RespectIgnoreDifferences sends). */
+  const withWeights = (ns: string, stable: number, canary: number) => {
+    const vs = virtualServiceManifest(ns);
+    const [admin, main] = vs.spec.http;
+    return {
+      ...vs,
+      spec: {
+        ...vs.spec,
+        http: [
+          admin,
+          {
+            ...main,
+            route: [to('web-stable', stable), to(`web-canary.${ns}.svc.cluster.local`, canary)],
+          },
+        ],
+      },
+    };
+  };
+
+  it('Argo CD with RespectIgnoreDifferences (Git carrying the live weights, forced): no flap, and the next step goes through', async () => {
+    const ns = await deployed('istio-argocd');
+    await setImage(ns, 'web', 'app:2');
+    await waitForRollout(ns, 'web', 'paused at 30%', paused(1));
+    const vs = await watchVs(ns);
+    const from = vs.mark;
+    await applyAs(ARGOCD, ns, withWeights(ns, 70, 30));
+    await vs.window(2_000);
+    assert.deepEqual(canaryWeights(vs, from), [30], 'no flap');
+    await resume(ns);
+    await waitForRollout(ns, 'web', 'paused at 60%', paused(3));
+    assert.deepEqual(canaryWeights(vs, from), [30, 60], 'our next weight went through');
+    vs.stop();
+  });
+
+  it('a forced apply of Git (100/0) is undone; the rollout neither aborts nor moves back', async () => {
+    const ns = await deployed('istio-reset');
+    await setImage(ns, 'web', 'app:2');
+    await waitForRollout(ns, 'web', 'paused at 30%', paused(1));
+    const vs = await watchVs(ns);
+    const from = vs.mark;
+    await applyAs('kustomize-controller', ns, withWeights(ns, 100, 0));
+    await vs.until('weights restored', (e) => weights(primary(e.object))[1] === 30, from + 1);
+    assert.deepEqual(canaryWeights(vs, from), [30, 0, 30]);
+    const r = await waitForRollout(ns, 'web', 'still paused', paused(1));
+    assert.notEqual(r.status?.abort, true);
+    vs.stop();
+  });
+});
+
 describe('bad input', () => {
   it('a VirtualService that does not exist is InvalidSpec naming it', async () => {
     const ns = await testNamespace('istio-missing');

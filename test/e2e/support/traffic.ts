@@ -4,16 +4,14 @@
  */
 import { http } from './rollouts.ts';
 import { WatchHistory } from './history.ts';
+import { routeWeights } from '../../fixtures/traffic.ts';
+import type { HttpRoute, Obj } from '../../fixtures/traffic.ts';
+
+export { httpRouteManifest, routeWeights, serviceManifest } from '../../fixtures/traffic.ts';
+export type { BackendRef, HttpRoute } from '../../fixtures/traffic.ts';
 
 export const ARGOCD = 'argocd-controller';
 export const FLUX = 'kustomize-controller';
-
-interface Obj {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [k: string]: unknown };
-  [k: string]: unknown;
-}
 
 const PLURALS: Record<string, string> = {
   Service: 'services',
@@ -38,67 +36,6 @@ export async function applyAs<T>(manager: string, namespace: string, body: Obj, 
     body,
     'application/apply-patch+yaml',
   );
-}
-
-export function serviceManifest(name: string, app: string): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name },
-    spec: { selector: { app }, ports: [{ port: 80, targetPort: 8080 }] },
-  };
-}
-
-export interface BackendRef {
-  name: string;
-  port?: number;
-  weight?: number;
-  group?: string;
-  kind?: string;
-}
-export interface HttpRoute {
-  metadata: { name: string; resourceVersion?: string; annotations?: Record<string, string> };
-  spec: {
-    rules: {
-      name?: string;
-      matches?: { path?: { type: string; value: string }; headers?: unknown[] }[];
-      filters?: { type: string; requestMirror?: { backendRef: BackendRef; percent?: number } }[];
-      backendRefs?: BackendRef[];
-    }[];
-  };
-}
-
-/** Git's HTTPRoute: one rule to the stable and canary Services at the given weights. */
-export function httpRouteManifest(name: string, stable: number, canary: number): Obj {
-  return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'HTTPRoute',
-    metadata: { name, labels: { 'app.kubernetes.io/instance': 'shop' } },
-    spec: {
-      parentRefs: [{ name: 'gateway' }],
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: '/' } }],
-          backendRefs: [
-            { name: 'web-stable', port: 80, weight: stable },
-            { name: 'web-canary', port: 80, weight: canary },
-          ],
-        },
-      ],
-    },
-  };
-}
-
-/** [stable, canary] weights of the first rule that names both Services. */
-export function routeWeights(route: HttpRoute): [number, number] {
-  const rule = route.spec.rules.find(
-    (r) =>
-      r.backendRefs?.some((b) => b.name === 'web-stable') &&
-      r.backendRefs.some((b) => b.name === 'web-canary') &&
-      !r.name?.startsWith('stepwise-'),
-  );
-  const w = (n: string) => rule?.backendRefs?.find((b) => b.name === n)?.weight ?? 1;
-  return [w('web-stable'), w('web-canary')];
 }
 
 export function watchRoute(namespace: string, name: string): Promise<WatchHistory<HttpRoute>> {

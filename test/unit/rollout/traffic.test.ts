@@ -340,6 +340,22 @@ describe('traffic routing spec', () => {
       'spec.strategy.canary.steps[0].setHeaderRoute: no httpRoutes entry has useHeaderRoutes: true',
     ],
     [
+      'a total weight Istio cannot express',
+      {
+        ...services,
+        trafficRouting: { istio: { virtualService: { name: 'web' } }, maxTrafficWeight: 1000 },
+      },
+      'spec.strategy.canary.trafficRouting.maxTrafficWeight: must be 100 with istio (Istio route weights add up to 100), got 1000',
+    ],
+    [
+      'a total weight over Gateway API backendRef weights',
+      {
+        ...services,
+        trafficRouting: { gatewayAPI: { httpRoute: 'web' }, maxTrafficWeight: 2_000_000 },
+      },
+      'spec.strategy.canary.trafficRouting.maxTrafficWeight: must not exceed 1000000 with gatewayAPI (the largest backendRef weight), got 2000000',
+    ],
+    [
       'a weight over maxTrafficWeight',
       {
         ...services,
