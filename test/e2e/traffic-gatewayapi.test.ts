@@ -5,14 +5,14 @@
 // our spec.ignore changes nothing, and a forced apply that resets the weights and the Service
 // selectors is undone without the rollout moving back or aborting.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { Rollout } from '../../src/api/index.ts';
 import { installRouterCrds } from '../cluster/router-crds.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { neverReadyTemplate } from './support/faults.ts';
-import { watchRollout } from './support/history.ts';
+import { WatchHistory, watchRollout, stopWatches } from './support/history.ts';
 import {
   createRollout,
   getService,
@@ -25,7 +25,6 @@ import {
   rolloutBody,
   setImage,
   split,
-  waitFor,
   waitForRollout,
 } from './support/rollouts.ts';
 import {
@@ -42,6 +41,10 @@ import {
 import type { HttpRoute } from './support/traffic.ts';
 
 const HASH = 'rollouts-pod-template-hash';
+interface Svc {
+  metadata?: { name?: string };
+  spec?: { selector?: Record<string, string> };
+}
 const ROUTES = 'gateway.networking.k8s.io/v1';
 let controller: ControllerProcess;
 
@@ -51,6 +54,7 @@ before(async () => {
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
 after(() => controller.kill());
+afterEach(stopWatches);
 
 const steps = [{ setWeight: 30 }, { pause: {} }, { setWeight: 60 }, { pause: {} }];
 
@@ -216,7 +220,6 @@ describe('GitOps re-applies mid-canary (paused at 30%)', () => {
     await setImage(ns, 'web', 'app:2');
     const at30 = await waitForRollout(ns, 'web', 'paused at 30%', paused(1));
     const route = await watchRoute(ns, 'web');
-    const from = route.mark;
     await applyAs(ARGOCD, ns, httpRouteManifest('web', 70, 30));
     const svc = await getService(ns, 'web-canary');
     await applyAs(ARGOCD, ns, {
@@ -224,11 +227,11 @@ describe('GitOps re-applies mid-canary (paused at 30%)', () => {
       spec: { selector: svc.spec?.selector, ports: [{ port: 80, targetPort: 8080 }] },
     });
     const seen = await route.window(2_000);
-    assert.deepEqual(canaryWeights(route, from), [30], `no flap: ${seen.length} events`);
+    assert.deepEqual(canaryWeights(route), [30], `no flap: ${seen.length} events`);
     assert.equal((await getRollout(ns)).status?.currentStepIndex, at30.status?.currentStepIndex);
     await patchStatus(ns, 'web', { pauseConditions: null });
     await waitForRollout(ns, 'web', 'paused at 60%', paused(3));
-    assert.deepEqual(canaryWeights(route, from), [30, 60], 'our next weight went through');
+    assert.deepEqual(canaryWeights(route), [30, 60], 'our next weight went through');
     route.stop();
   });
 
@@ -237,14 +240,13 @@ describe('GitOps re-applies mid-canary (paused at 30%)', () => {
     await setImage(ns, 'web', 'app:2');
     await waitForRollout(ns, 'web', 'paused at 30%', paused(1));
     const route = await watchRoute(ns, 'web');
-    const from = route.mark;
     // kustomize-controller applies Git's object with force, the ignored /spec/rules stripped
     // because another Apply manager (we) owns it.
     const git = httpRouteManifest('web', 100, 0);
     const { rules: _stripped, ...specWithoutRules } = git['spec'] as Record<string, unknown>;
     await applyAs(FLUX, ns, { ...git, spec: specWithoutRules });
     await route.window(2_000);
-    assert.deepEqual(canaryWeights(route, from), [30]);
+    assert.deepEqual(canaryWeights(route), [30]);
     route.stop();
   });
 
@@ -253,13 +255,23 @@ describe('GitOps re-applies mid-canary (paused at 30%)', () => {
     await setImage(ns, 'web', 'app:2');
     const at30 = await waitForRollout(ns, 'web', 'paused at 30%', paused(1));
     const route = await watchRoute(ns, 'web');
-    const from = route.mark;
+    const service = await WatchHistory.start<Svc>(
+      `/api/v1/namespaces/${ns}/services?fieldSelector=metadata.name%3Dweb-canary`,
+    );
     await applyAs(FLUX, ns, httpRouteManifest('web', 100, 0));
     await applyAs(FLUX, ns, serviceManifest('web-canary', 'web'));
-    await route.until('weights restored', (e) => routeWeights(e.object)[1] === 30, from + 1);
-    assert.deepEqual(canaryWeights(route, from), [30, 0, 30]);
-    const restored = await waitForRollout(ns, 'web', 'selector restored', () => true);
-    await waitForSelector(ns, 'web-canary', at30.status?.currentPodHash ?? '');
+    await route.until('weights restored', (e) => routeWeights(e.object)[1] === 30, 1);
+    assert.deepEqual(canaryWeights(route), [30, 0, 30]);
+    const hash = at30.status?.currentPodHash ?? '';
+    await service.until('selector restored', (e) => e.object.spec?.selector?.[HASH] === hash, 1);
+    const selectors: string[] = [];
+    for (const e of service.events) {
+      const h = e.object.spec?.selector?.[HASH] ?? '(none)';
+      if (selectors.at(-1) !== h) selectors.push(h);
+    }
+    assert.deepEqual(selectors, [hash, '(none)', hash], 'the selector history, seen by a watch');
+    service.stop();
+    const restored = await waitForRollout(ns, 'web', 'still paused', () => true);
     assert.equal(restored.status?.currentStepIndex, 1, 'no step moved');
     assert.notEqual(restored.status?.abort, true);
     assert.equal(restored.status?.phase, 'Paused');
@@ -331,13 +343,4 @@ describe('bad input', () => {
 
 async function getRollout(ns: string): Promise<Rollout> {
   return http.json<Rollout>('GET', `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/rollouts/web`);
-}
-
-function waitForSelector(ns: string, name: string, hash: string): Promise<unknown> {
-  return waitFor(
-    `Service ${name} selecting ${hash}`,
-    `/api/v1/namespaces/${ns}/services`,
-    name,
-    (svc: { spec?: { selector?: Record<string, string> } }) => svc.spec?.selector?.[HASH] === hash,
-  );
 }

@@ -4,12 +4,12 @@
 // weight at every step, never writes the stable Ingress, moves traffic back before any pod goes
 // on abort, and names a stable Ingress that is not there.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { CanaryStrategy, Rollout } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
-import { WatchHistory } from './support/history.ts';
+import { WatchHistory, stopWatches } from './support/history.ts';
 import {
   createRollout,
   http,
@@ -33,6 +33,7 @@ before(async () => {
   controller = await startController();
 });
 after(() => controller.kill());
+afterEach(stopWatches);
 
 interface Ingress {
   metadata: {

@@ -3,13 +3,13 @@
 // weights at every step, moves traffic back before any pod goes on abort, and refuses a
 // TrafficSplit of that name that it does not own.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { CanaryStrategy, Rollout } from '../../src/api/index.ts';
 import { installRouterCrds } from '../cluster/router-crds.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
-import { WatchHistory } from './support/history.ts';
+import { WatchHistory, stopWatches } from './support/history.ts';
 import {
   createRollout,
   http,
@@ -33,6 +33,7 @@ before(async () => {
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
 after(() => controller.kill());
+afterEach(stopWatches);
 
 interface TrafficSplit {
   metadata: {

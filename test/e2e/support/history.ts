@@ -17,6 +17,15 @@ interface Named {
   metadata?: { name?: string };
 }
 
+/** Histories not yet stopped: a test that fails before its stop() would leave a watch open,
+ *  and an open watch keeps the test file's process from ending. */
+const open = new Set<{ stop(): void }>();
+
+/** Stops every history still open (an afterEach hook of the test files that watch). */
+export function stopWatches(): void {
+  for (const h of [...open]) h.stop();
+}
+
 /** A running watch that keeps every ADDED/MODIFIED/DELETED event it receives. */
 export class WatchHistory<T extends Named> {
   readonly events: Recorded<T>[] = [];
@@ -36,6 +45,7 @@ export class WatchHistory<T extends Named> {
       for (const wake of [...history.#waiters]) wake();
     });
     history.#close = () => handle.close();
+    open.add(history);
     return history;
   }
 
@@ -88,6 +98,7 @@ export class WatchHistory<T extends Named> {
   }
 
   stop(): void {
+    open.delete(this);
     this.#close();
     for (const wake of [...this.#waiters]) wake();
   }
