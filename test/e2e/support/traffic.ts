@@ -2,7 +2,8 @@
  * Traffic objects for the router e2e tests, written the way GitOps tools write them: server-side
  * apply under their field managers (`argocd-controller`, `kustomize-controller`), forced.
  */
-import { http } from './rollouts.ts';
+import assert from 'node:assert/strict';
+import { http, patchStatus, replicaSets, split, waitForRollout } from './rollouts.ts';
 import { WatchHistory } from './history.ts';
 import { routeWeights } from '../../fixtures/traffic.ts';
 import type { HttpRoute, Obj } from '../../fixtures/traffic.ts';
@@ -52,4 +53,26 @@ export function canaryWeights(history: WatchHistory<HttpRoute>, from = 0): numbe
     if (out.at(-1) !== canary) out.push(canary);
   }
   return out;
+}
+
+/**
+ * Aborts Rollout `web` (paused with 2 canary pods of 4 behind a router) and checks the order
+ * every router must keep: the canary's traffic is gone (`trafficGone` resolves, from a watch
+ * started before) while its pods are still there; then the canary scales down, the stable full.
+ */
+export async function abortMovesTrafficFirst(
+  ns: string,
+  trafficGone: () => Promise<unknown>,
+): Promise<void> {
+  await patchStatus(ns, 'web', { abort: true });
+  await trafficGone();
+  const canaryRs = (await replicaSets(ns, 'web')).find((rs) => (rs.spec?.replicas ?? 0) === 2);
+  assert.ok(canaryRs !== undefined, 'the canary still had its pods when traffic left it');
+  const aborted = await waitForRollout(
+    ns,
+    'web',
+    'canary scaled down',
+    (r) => r.status?.phase === 'Degraded' && (r.status.updatedReplicas ?? 1) === 0,
+  );
+  assert.deepEqual(await split(ns, aborted), [0, 4]);
 }

@@ -99,6 +99,21 @@ describe('traffic-routed canary', () => {
     assert.deepEqual(weightHistory(sim), [50]);
   });
 
+  it('a canary whose pods fail after taking traffic loses it at once, then stays quiet', () => {
+    const sim = routedSim([{ setWeight: 50 }, { pause: {} }]);
+    sim.setImage('web:2');
+    sim.run();
+    assert.deepEqual(weightHistory(sim), [50]);
+    sim.unreadyImages.add('web:2'); // the pods crash after starting: none available
+    sim.run();
+    assert.deepEqual(weightHistory(sim), [50, 0], 'no traffic to a canary with no available pod');
+    assert.deepEqual(pods(sim), [2, 4], 'its pods are kept (no abort), the stable stays full');
+    assert.deepEqual(sim.pass().writes, [], 'and a pass that sees nothing new writes nothing');
+    sim.unreadyImages.delete('web:2');
+    sim.run();
+    assert.deepEqual(weightHistory(sim), [50, 0, 50], 'traffic comes back once they recover');
+  });
+
   it('a lower weight is given at once and written before the canary scales down', () => {
     const sim = routedSim([{ setWeight: 75 }, { pause: {} }, { setWeight: 25 }, { pause: {} }]);
     sim.setImage('web:2');
