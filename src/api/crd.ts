@@ -16,6 +16,9 @@ import {
   CLUSTER_ANALYSIS_TEMPLATE_PLURAL,
   CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES,
   GROUP,
+  ROLLOUT_APPROVAL_KIND,
+  ROLLOUT_APPROVAL_PLURAL,
+  ROLLOUT_APPROVAL_SHORT_NAMES,
   ROLLOUT_KIND,
   ROLLOUT_PLURAL,
   ROLLOUT_SHORT_NAMES,
@@ -27,6 +30,7 @@ import {
   AnalysisRunStatusSchema,
   AnalysisTemplateSpecSchema,
 } from './analysis.ts';
+import { RolloutApprovalSpecSchema, RolloutApprovalStatusSchema } from './approval.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -216,6 +220,30 @@ export function analysisRunCrd(): JsonObject {
   });
 }
 
+export function rolloutApprovalCrd(): JsonObject {
+  return customResourceDefinition({
+    kind: ROLLOUT_APPROVAL_KIND,
+    plural: ROLLOUT_APPROVAL_PLURAL,
+    shortNames: ROLLOUT_APPROVAL_SHORT_NAMES,
+    scope: 'Namespaced',
+    categories: ['stepwise'],
+    description:
+      'A person approving or rejecting an approval step of a Rollout; the controller records it in the Rollout status.',
+    spec: RolloutApprovalSpecSchema,
+    status: RolloutApprovalStatusSchema,
+    subresources: { status: {} },
+    columns: [
+      column('Rollout', 'string', '.spec.rolloutName', 'The Rollout'),
+      column('Step', 'integer', '.spec.step', 'Canary step index'),
+      column('Revision', 'string', '.spec.revision', 'Pod-template hash'),
+      column('Decision', 'string', '.spec.decision', 'Approve or Reject'),
+      column('Approver', 'string', '.spec.approver', 'Who decided'),
+      column('Phase', 'string', '.status.phase', 'Recorded or Refused'),
+      AGE,
+    ],
+  });
+}
+
 function column(name: string, type: string, jsonPath: string, description: string): JsonObject {
   return { name, type, jsonPath, description };
 }
@@ -225,8 +253,12 @@ const AGE = column('Age', 'date', '.metadata.creationTimestamp', 'Age');
 /** Every CRD Stepwise installs, by the file name it is committed under in deploy/crds/. */
 export function allCrds(): ReadonlyMap<string, JsonObject> {
   return new Map(
-    [rolloutCrd(), analysisTemplateCrd(), clusterAnalysisTemplateCrd(), analysisRunCrd()].map(
-      (crd) => [`${(crd.metadata as JsonObject).name as string}.yaml`, crd],
-    ),
+    [
+      rolloutCrd(),
+      analysisTemplateCrd(),
+      clusterAnalysisTemplateCrd(),
+      analysisRunCrd(),
+      rolloutApprovalCrd(),
+    ].map((crd) => [`${(crd.metadata as JsonObject).name as string}.yaml`, crd]),
   );
 }

@@ -4,6 +4,7 @@ export * from './errors.ts';
 export * from './rollout.ts';
 export * from './analysis.ts';
 export * from './traffic.ts';
+export * from './approval.ts';
 export { rolloutSpecProblems, fieldPath } from './validate.ts';
 export { analysisTemplateSpecProblems, analysisRunSpecProblems } from './analysis-validate.ts';
 export type * from './k8s.ts';

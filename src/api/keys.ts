@@ -59,6 +59,11 @@ export const CLUSTER_ANALYSIS_TEMPLATE_SHORT_NAMES = ['swcat'] as const;
 export const ANALYSIS_RUN_KIND = 'AnalysisRun';
 export const ANALYSIS_RUN_PLURAL = 'analysisruns';
 export const ANALYSIS_RUN_SHORT_NAMES = ['swar'] as const;
+export const ROLLOUT_APPROVAL_KIND = 'RolloutApproval';
+export const ROLLOUT_APPROVAL_PLURAL = 'rolloutapprovals';
+export const ROLLOUT_APPROVAL_SHORT_NAMES = ['swra'] as const;
+/** Field manager of the approval endpoints (links, Slack) when they record a decision. */
+export const APPROVALS_FIELD_MANAGER = 'stepwise-approvals';
 /** Argo's labels on the AnalysisRuns a Rollout creates (dashboards select on them). */
 export const ANALYSIS_TYPE_LABEL = 'rollout-type';
 export const ANALYSIS_STEP_INDEX_LABEL = 'step-index';

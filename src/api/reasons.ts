@@ -50,6 +50,12 @@ export const Reason = {
   AnalysisRunInconclusive: 'AnalysisRunInconclusive',
   AnalysisRunSuccessful: 'AnalysisRunSuccessful',
   AnalysisTemplateNotFound: 'AnalysisTemplateNotFound',
+  // Ours (not Argo's): approval steps.
+  ApprovalRequested: 'ApprovalRequested',
+  ApprovalRecorded: 'ApprovalRecorded',
+  ApprovalRefused: 'ApprovalRefused',
+  ApprovalRejected: 'ApprovalRejected',
+  ApprovalTimedOut: 'ApprovalTimedOut',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
 } as const;

@@ -9,6 +9,7 @@ import { DryRunSchema, FieldRefSchema, MeasurementRetentionSchema } from './anal
 import { PodTemplateHashValues } from './analysis.ts';
 import { IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
 import { SetHeaderRouteSchema, SetMirrorRouteSchema, TrafficRoutingSchema } from './traffic.ts';
+import { ApprovalRecordSchema, ApprovalStepSchema } from './approval.ts';
 
 const NonNegInt = (description: string): ReturnType<typeof Type.Integer> =>
   Type.Integer({ minimum: 0, format: 'int32', description });
@@ -103,6 +104,7 @@ export const CanaryStepSchema = Strict(
     analysis: Type.Optional(RolloutAnalysisSchema),
     setHeaderRoute: Type.Optional(SetHeaderRouteSchema),
     setMirrorRoute: Type.Optional(SetMirrorRouteSchema),
+    approval: Type.Optional(ApprovalStepSchema),
   },
   { minProperties: 1, maxProperties: 1, description: 'One action per step.' },
 );
@@ -209,6 +211,12 @@ export const RolloutStatusSchema = Strict({
     Type.Array(ConditionSchema, {
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
+    }),
+  ),
+  approvals: Type.Optional(
+    Type.Array(ApprovalRecordSchema, {
+      'x-kubernetes-list-type': 'atomic',
+      description: 'Who approved or rejected which approval step of which revision, and how.',
     }),
   ),
 });

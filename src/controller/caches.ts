@@ -10,6 +10,7 @@ import type {
   Pod,
   ReplicaSet,
   Rollout,
+  RolloutApproval,
   Service,
 } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
@@ -27,6 +28,8 @@ export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
 export const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
 export const BY_NAMESPACE = 'byNamespace';
+/** RolloutApprovals by the `namespace/name` of the Rollout they name. */
+export const BY_ROLLOUT = 'byRollout';
 /** The index value prefix of a ClusterAnalysisTemplate reference (namespaces cannot contain ':'). */
 const CLUSTER_SCOPE = 'cluster:';
 
@@ -118,6 +121,15 @@ export function rolloutKeyForRunChange(
   return rolloutOwnerKey(run);
 }
 
+export const approvalIndexers: Readonly<Record<string, IndexFunc<RolloutApproval>>> = {
+  [BY_ROLLOUT]: (a) => [rolloutKeyOfApproval(a)],
+};
+
+/** The Rollout a RolloutApproval names: it looks when one appears. */
+export function rolloutKeyOfApproval(a: RolloutApproval): Key {
+  return `${a.metadata?.namespace ?? ''}/${a.spec?.rolloutName ?? ''}`;
+}
+
 export interface Stores {
   readonly rollouts: Cache<Rollout>;
   readonly replicaSets: Cache<ReplicaSet>;
@@ -127,6 +139,7 @@ export interface Stores {
   readonly analysisRuns?: Cache<AnalysisRun>;
   readonly analysisTemplates?: Cache<AnalysisTemplate>;
   readonly clusterAnalysisTemplates?: Cache<AnalysisTemplate>;
+  readonly approvals?: Cache<RolloutApproval>;
 }
 
 export function rolloutCache(stores: Stores): RolloutCache {
@@ -152,6 +165,15 @@ export function rolloutCache(stores: Stores): RolloutCache {
     ...(stores.clusterAnalysisTemplates === undefined
       ? {}
       : { clusterAnalysisTemplates: () => byName(stores.clusterAnalysisTemplates?.list() ?? []) }),
+    ...(stores.approvals === undefined
+      ? {}
+      : {
+          approvalsOf: (rollout: Rollout) =>
+            stores.approvals?.byIndex(
+              BY_ROLLOUT,
+              `${rollout.metadata.namespace}/${rollout.metadata.name}`,
+            ) ?? [],
+        }),
   };
 }
 

@@ -18,6 +18,7 @@ import type {
   Pod,
   ReplicaSet,
   Rollout,
+  RolloutApproval,
   Service,
 } from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
@@ -39,6 +40,8 @@ import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
 import {
+  approvalIndexers,
+  rolloutKeyOfApproval,
   analysisRunIndexers,
   podIndexers,
   replicaSetIndexers,
@@ -147,6 +150,14 @@ async function main(): Promise<number> {
     'clusteranalysistemplates',
     Resources.ClusterAnalysisTemplate,
   );
+  const approvals = new Informer<RolloutApproval & KubeObject>({
+    name: 'rolloutapprovals',
+    source: kubeListWatch(api, Resources.RolloutApproval, ns),
+    indexers: approvalIndexers,
+    clock,
+    logger: log,
+    onResumed: requeueAll,
+  });
   // Jobs of the job metric provider: a change wakes the run that owns the Job.
   const jobs = new Informer<KubeObject>({
     name: 'analysis-jobs',
@@ -167,6 +178,7 @@ async function main(): Promise<number> {
     analysisRuns,
     analysisTemplates,
     clusterAnalysisTemplates,
+    approvals,
   ];
   const stores = {
     rollouts,
@@ -176,6 +188,7 @@ async function main(): Promise<number> {
     analysisRuns,
     analysisTemplates,
     clusterAnalysisTemplates,
+    approvals,
   };
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
@@ -213,6 +226,12 @@ async function main(): Promise<number> {
     onAdd: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
     onUpdate: (old, r) => enqueue([rolloutKeyForRunChange(old, r)]),
     onDelete: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
+  });
+  // A person's decision wakes the Rollout it names (our own answer on its status does not).
+  approvals.addEventHandler({
+    onAdd: (a) => enqueue([rolloutKeyOfApproval(a)]),
+    onUpdate: () => undefined,
+    onDelete: () => undefined,
   });
   const runKey = (r: AnalysisRun): Key => `${r.metadata.namespace}/${r.metadata.name}`;
   const ownerRun = (job: KubeObject): void => {

@@ -3,13 +3,14 @@
  * call plan(), make the writes in order (server-side apply under stepwise-controller), throw at
  * the first failure, return when to come back. No rollout logic lives here.
  */
-import { API_VERSION, Reason, ROLLOUT_KIND } from '../api/index.ts';
+import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api/index.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
   Pod,
   ReplicaSet,
   Rollout,
+  RolloutApproval,
   RolloutStatus,
   Service,
 } from '../api/index.ts';
@@ -37,6 +38,8 @@ export interface RolloutCache {
   analysisRunsOf?(rollout: Rollout): AnalysisRun[];
   analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
   clusterAnalysisTemplates?(): ReadonlyMap<string, AnalysisTemplate>;
+  /** RolloutApprovals naming the Rollout (absent: approvals are not watched). */
+  approvalsOf?(rollout: Rollout): RolloutApproval[];
   /** The traffic routers' objects (absent: traffic routing is not watched). */
   readonly traffic?: TrafficObjectCache;
 }
@@ -128,6 +131,7 @@ export class RolloutReconciler implements Reconciler {
       analysisRuns: cache.analysisRunsOf?.(rollout) ?? [],
       analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
       clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
+      approvals: cache.approvalsOf?.(rollout) ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       now,
     };
@@ -252,6 +256,14 @@ export class RolloutReconciler implements Reconciler {
         return undefined;
       case 'deleteAnalysisRun':
         await api.delete(Resources.AnalysisRun, namespace, w.name);
+        return undefined;
+      case 'markApproval':
+        await api.applyStatus({
+          apiVersion: API_VERSION,
+          kind: ROLLOUT_APPROVAL_KIND,
+          metadata: { name: w.name, namespace },
+          status: w.status,
+        });
         return undefined;
       case 'event':
         this.#deps.events.event(rollout, w.type, w.reason, w.message);

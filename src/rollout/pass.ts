@@ -13,6 +13,10 @@ export interface Pass {
   /** Events describing the status write; emitted after it. */
   readonly after: Write[];
   readonly requeue: number[];
+  /** Writes after the status write whether or not status changed (RolloutApproval marks). */
+  readonly last: Write[];
+  /** What the step decision has to tell the status: why it aborts, why it is paused. */
+  readonly notes: { abortMessage?: string; pausedMessage?: string };
 }
 
 export function normal(reason: Reason, message: string): Write {

@@ -8,10 +8,12 @@
  * (status.ts, progressing.ts).
  */
 import { ConditionType, Reason } from '../api/index.ts';
-import type { AnalysisTemplate, ReplicaSet, RolloutStatus } from '../api/index.ts';
+import type { AnalysisTemplate, ApprovalRecord, ReplicaSet, RolloutStatus } from '../api/index.ts';
 import type { Verdict } from './analysis.ts';
 import type { RunContext } from './analysis-run.ts';
 import { planAnalysis } from './analysis-steps.ts';
+import { takeRequests } from './approval.ts';
+import type { ApprovalWait } from './approval.ts';
 import {
   deleteOldReplicaSets,
   patchPodRoles,
@@ -86,7 +88,7 @@ function planCanary(o: Observed): Plan {
   const spec = rollout.spec;
   const canary = spec.strategy.canary ?? {};
   const replicas = spec.replicas ?? 1;
-  const pass: Pass = { o, canary, writes: [], after: [], requeue: [] };
+  const pass: Pass = { o, canary, writes: [], after: [], requeue: [], last: [], notes: {} };
   const limits = resolveSurgeUnavailable(canary.maxSurge, canary.maxUnavailable, replicas);
   const budget = { replicas, ...(limits.ok ? limits.value : { maxSurge: 1, maxUnavailable: 0 }) };
 
@@ -118,9 +120,14 @@ function planCanary(o: Observed): Plan {
   pass.writes.push(...analysis.writes);
   pass.after.push(...analysis.events);
   const startIndex = progress.stepIndex;
+  // People's decisions (RolloutApprovals) are answered in every state; they count at the step.
+  const approvals = takeApprovals(pass, where, progress, walking && !target.done);
   const atCounts = atStepCounts(where, target, scaled);
   if (!where.steady && !progress.abort && spec.paused !== true) {
-    progress = advanceSteps(pass, where, progress, target, atCounts, scaled, analysis.stepVerdict);
+    progress = advanceSteps(pass, where, progress, target, atCounts, scaled, analysis.stepVerdict, {
+      hash: where.hash,
+      records: approvals,
+    });
   }
   // Traffic follows the step decision: weight and managed routes, before or after the scaling.
   const traffic = desiredTraffic({
@@ -154,18 +161,50 @@ function planCanary(o: Observed): Plan {
         ? undefined
         : { canary: traffic.canaryWeight, stable: maxTrafficWeight(canary) - traffic.canaryWeight },
     analysisStatuses: analysis.statuses,
-    abortMessage: analysis.abortMessage,
+    abortMessage: analysis.abortMessage ?? pass.notes.abortMessage,
+    pausedMessage: pass.notes.pausedMessage,
+    approvals,
     maxUnavailable: budget.maxUnavailable,
     indefiniteStep:
-      !where.steady &&
-      !progress.abort &&
-      !target.done &&
-      canary.steps?.[progress.stepIndex]?.pause !== undefined,
+      !where.steady && !progress.abort && !target.done && waitsOnPurpose(canary, progress),
     waitingForScaleDown: target.held.length > 0,
     refusal: o.refusal,
   });
   if (built.requeueAt !== undefined) pass.requeue.push(built.requeueAt);
   return finish(pass, built);
+}
+
+/** A pause or an approval step: time spent there is not lack of progress. */
+function waitsOnPurpose(canary: Pass['canary'], progress: Progress): boolean {
+  const step = canary.steps?.[progress.stepIndex];
+  return step?.pause !== undefined || step?.approval !== undefined;
+}
+
+/** Answers the RolloutApprovals not yet answered; the records this pass judges and writes. */
+function takeApprovals(
+  pass: Pass,
+  where: Revision,
+  progress: Progress,
+  walking: boolean,
+): readonly ApprovalRecord[] {
+  const { rollout } = pass.o;
+  const step = pass.canary.steps?.[progress.stepIndex];
+  const waiting: ApprovalWait | undefined =
+    walking && where.current !== undefined && step?.approval !== undefined
+      ? { step: step.approval, index: progress.stepIndex, hash: where.hash }
+      : undefined;
+  const taken = takeRequests({
+    rolloutName: rollout.metadata.name ?? '',
+    requests: pass.o.approvals ?? [],
+    records: rollout.status?.approvals ?? [],
+    currentHash: where.hash,
+    currentStep: progress.stepIndex,
+    ...(waiting !== undefined ? { waiting } : {}),
+    now: pass.o.now,
+  });
+  pass.after.push(...taken.events);
+  pass.last.push(...taken.answers);
+  return taken.records;
 }
 
 function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
@@ -202,6 +241,7 @@ function advanceSteps(
   atCounts: boolean,
   scaled: boolean,
   verdict: Verdict | undefined,
+  approvals: Parameters<typeof stepDecision>[5],
 ): Progress {
   const { current, stable, hash, revision } = where;
   if (current === undefined) return progress;
@@ -215,7 +255,7 @@ function advanceSteps(
     if (routed(pass.canary) && pass.o.traffic?.state?.canaryWeight !== max) return progress;
     return promote(pass, progress, hash, revision, stable, steps.length);
   }
-  return stepDecision(pass, progress, steps, atCounts, verdict);
+  return stepDecision(pass, progress, steps, atCounts, verdict, approvals);
 }
 
 /** restartAt: pods created before it are evicted, within maxUnavailable, when nothing scales. */
@@ -255,6 +295,7 @@ function finish(pass: Pass, built: { status: RolloutStatus; events: readonly Wri
   if (!sameStatus(built.status, stored)) {
     writes.push({ kind: 'applyStatus', status: built.status }, ...pass.after, ...built.events);
   }
+  writes.push(...pass.last);
   if (pass.requeue.length === 0) return { writes };
   return { writes, requeueAfterMs: Math.max(0, Math.min(...pass.requeue) - pass.o.now) };
 }

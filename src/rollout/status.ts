@@ -3,7 +3,13 @@
  * counts, step bookkeeping, conditions (with the progress deadline) and the phase.
  */
 import { ConditionType, Reason } from '../api/index.ts';
-import type { Condition, ReplicaSet, Rollout, RolloutStatus } from '../api/index.ts';
+import type {
+  ApprovalRecord,
+  Condition,
+  ReplicaSet,
+  Rollout,
+  RolloutStatus,
+} from '../api/index.ts';
 import { getCondition, removeCondition, setCondition } from './conditions.ts';
 import { computePhase } from './phase.ts';
 import { progressingCondition } from './progressing.ts';
@@ -37,6 +43,10 @@ export interface StatusInput {
   readonly analysisStatuses?: AnalysisStatuses;
   /** Why an abort this pass happened (a failed analysis), for the Progressing message. */
   readonly abortMessage?: string;
+  /** Why the rollout is paused, for the Paused condition (default "Rollout is paused"). */
+  readonly pausedMessage?: string;
+  /** status.approvals after this pass. */
+  readonly approvals?: readonly ApprovalRecord[];
 }
 
 export interface StatusResult {
@@ -146,6 +156,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     restartedAt: i.restartedAt,
     canary: canaryStatus(i, canary?.canaryService, canary?.stableService),
     conditions: [...conditions],
+    approvals: i.approvals?.length ? [...i.approvals] : undefined,
   });
   return { status, events, requeueAt: progressing.requeueAt };
 }
@@ -201,7 +212,7 @@ function availabilityAndStages(
             type: ConditionType.Paused,
             status: 'True',
             reason: Reason.RolloutPaused,
-            message: 'Rollout is paused',
+            message: i.pausedMessage ?? 'Rollout is paused',
           }
         : {
             type: ConditionType.Paused,

@@ -1,11 +1,12 @@
 /**
  * The step decision of a canary pass: setWeight and setCanaryScale steps complete once the
  * ReplicaSets are at their counts, pauses wait (for their duration or a person), analysis steps
- * for their run's verdict; and the full promotion at the end (the canary becomes the stable).
+ * for their run's verdict, approval steps for people (approval-step.ts); and the full promotion at the end (the canary becomes the stable).
  */
 import { PauseReason, Reason } from '../api/index.ts';
-import type { CanaryStep, ReplicaSet } from '../api/index.ts';
+import type { ApprovalRecord, CanaryStep, ReplicaSet } from '../api/index.ts';
 import type { Verdict } from './analysis.ts';
+import { approvalStepDecision } from './approval-step.ts';
 import { parsePauseDuration } from './duration.ts';
 import { normal, type Pass } from './pass.ts';
 import type { Progress } from './progress.ts';
@@ -20,6 +21,7 @@ export function stepDecision(
   steps: readonly CanaryStep[],
   atDesired: boolean,
   analysisVerdict: Verdict | undefined,
+  approvals: { readonly hash: string; readonly records: readonly ApprovalRecord[] },
 ): Progress {
   const index = p.stepIndex;
   const step = steps[index];
@@ -33,6 +35,10 @@ export function stepDecision(
     return { ...p, stepIndex: index + 1 };
   };
   if (step?.analysis !== undefined) return analysisVerdict === 'passed' ? completed() : p;
+  if (step?.approval !== undefined) {
+    const wait = { step: step.approval, index, hash: approvals.hash };
+    return approvalStepDecision(pass, p, wait, approvals.records, steps.length, completed);
+  }
   if (step?.pause === undefined) return atDesired ? completed() : p;
   const now = pass.o.now;
   const duration =

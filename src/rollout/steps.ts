@@ -44,6 +44,10 @@ export function stepLabel(step: CanaryStep | undefined): string {
   if (step.analysis !== undefined) {
     return `analysis: ${step.analysis.templates.map((t) => t.templateName).join(', ')}`;
   }
+  if (step.approval !== undefined) {
+    const n = step.approval.minApprovals ?? 1;
+    return n === 1 ? 'approval' : `approval: ${n} approvers`;
+  }
   return 'unknown';
 }
 

@@ -11,6 +11,8 @@ import type {
   ReplicaSet,
   Reason,
   Rollout,
+  RolloutApproval,
+  RolloutApprovalStatus,
   RolloutStatus,
   Service,
   TrafficObservation,
@@ -30,6 +32,8 @@ export interface Observed {
   /** AnalysisTemplates of the Rollout's namespace, and ClusterAnalysisTemplates, by name. */
   readonly analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
   readonly clusterAnalysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
+  /** RolloutApprovals naming this Rollout (absent: none). */
+  readonly approvals?: readonly RolloutApproval[];
   /** The traffic router's reading of its objects (only with trafficRouting). */
   readonly traffic?: TrafficObservation;
   /** Epoch milliseconds, read once by the shell. */
@@ -62,6 +66,8 @@ export type Write =
   /** Merge patch `spec.terminate: true` on a run that is no longer current. */
   | { readonly kind: 'terminateAnalysisRun'; readonly name: string }
   | { readonly kind: 'deleteAnalysisRun'; readonly name: string }
+  /** The answer to a RolloutApproval (Recorded or Refused), on its status subresource. */
+  | { readonly kind: 'markApproval'; readonly name: string; readonly status: RolloutApprovalStatus }
   /** Server-side apply of the whole status we own, through the status subresource. */
   | { readonly kind: 'applyStatus'; readonly status: RolloutStatus }
   | {

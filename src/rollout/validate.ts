@@ -3,7 +3,13 @@
  * line naming the field and what must hold. Non-empty → InvalidSpec condition, no other action.
  */
 import { MANAGED_BY_ANNOTATION, rolloutSpecProblems } from '../api/index.ts';
-import type { AnalysisTemplate, Rollout, RolloutAnalysis, Service } from '../api/index.ts';
+import type {
+  AnalysisTemplate,
+  ApprovalStep,
+  Rollout,
+  RolloutAnalysis,
+  Service,
+} from '../api/index.ts';
 import { parsePauseDuration } from './duration.ts';
 import { resolveSurgeUnavailable } from './intorpercent.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
@@ -32,6 +38,26 @@ function analysisProblems(rollout: Rollout, maps: TemplateMaps): string[] {
     const built = buildRun(ctx, analysis, 'Step', 'check');
     return built.ok ? [] : [`${at}: ${built.error}`];
   });
+}
+
+/** An approval step people can satisfy: a timeout that parses, and enough named approvers. */
+function approvalProblems(approval: ApprovalStep | undefined, at: string): string[] {
+  if (approval === undefined) return [];
+  const problems: string[] = [];
+  if (approval.timeout !== undefined) {
+    const parsed = parsePauseDuration(approval.timeout);
+    if (!parsed.ok) problems.push(`${at}.timeout: ${parsed.error}`);
+    else if (parsed.value === 0) problems.push(`${at}.timeout: must be greater than 0`);
+  }
+  const a = approval.approvers;
+  const named = new Set([...(a?.users ?? []), ...(a?.slackUsers ?? [])]).size;
+  const needed = approval.minApprovals ?? 1;
+  if (a !== undefined && (a.groups ?? []).length === 0 && named > 0 && needed > named) {
+    problems.push(
+      `${at}.minApprovals: must not exceed the ${named} approvers listed (got ${needed})`,
+    );
+  }
+  return problems;
 }
 
 export function specProblems(
@@ -72,6 +98,7 @@ export function specProblems(
       const parsed = parsePauseDuration(duration);
       if (!parsed.ok) problems.push(`${at}.pause.duration: ${parsed.error}`);
     }
+    problems.push(...approvalProblems(step.approval, `${at}.approval`));
     const scale = step.setCanaryScale;
     if (scale !== undefined) {
       const set = [scale.replicas, scale.weight, scale.matchTrafficWeight].filter(

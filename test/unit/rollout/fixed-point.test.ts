@@ -28,7 +28,16 @@ type Action =
   /** A GitOps tool resets the router's weights to Git's (all to the stable). */
   | { readonly kind: 'trafficReset' }
   /** The AnalysisRun controller records a phase on the newest run. */
-  | { readonly kind: 'runPhase'; readonly phase: AnalysisPhase };
+  | { readonly kind: 'runPhase'; readonly phase: AnalysisPhase }
+  /** A person approves or rejects through the plugin (a RolloutApproval), possibly for a stale
+   *  step, or through a signed link (a record the endpoint writes into status.approvals). */
+  | {
+      readonly kind: 'decide';
+      readonly decision: 'Approve' | 'Reject';
+      readonly by: string;
+      readonly via: 'plugin' | 'link';
+      readonly stepOffset: number;
+    };
 
 const ANALYSIS = { templates: [{ templateName: 'check' }] };
 const TEMPLATE: AnalysisTemplate = {
@@ -45,6 +54,12 @@ const stepLists: readonly (readonly CanaryStep[])[] = [
   [{ setCanaryScale: { replicas: 2 } }, { setWeight: 20 }, { pause: {} }],
   [{ pause: { duration: '720h' } }],
   [{ setWeight: 25 }, { analysis: ANALYSIS }, { setWeight: 50 }, { pause: {} }],
+  [{ setWeight: 25 }, { approval: { timeout: '30m' } }, { setWeight: 50 }],
+  [
+    { approval: { minApprovals: 2, approvers: { users: ['alice', 'bob'] } } },
+    { setWeight: 50 },
+    { approval: { timeout: 90, onTimeout: 'pause' } },
+  ],
 ];
 
 const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
@@ -98,6 +113,16 @@ const actions: fc.Arbitrary<Action> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({
+      kind: fc.constant('decide' as const),
+      decision: fc.constantFrom('Approve' as const, 'Reject' as const),
+      by: fc.constantFrom('alice', 'bob', 'mallory'),
+      via: fc.constantFrom('plugin' as const, 'link' as const),
+      stepOffset: fc.constantFrom(0, 0, 0, 1, -1),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
       kind: fc.constant('runPhase' as const),
       phase: fc.constantFrom(
         ...(['Running', 'Successful', 'Failed', 'Error', 'Inconclusive'] as const),
@@ -131,6 +156,22 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
       return sim.retry();
     case 'promoteFull':
       return sim.patchStatus({ promoteFull: true });
+    case 'decide': {
+      const step = (sim.rollout.status?.currentStepIndex ?? 0) + a.stepOffset;
+      if (a.via === 'plugin') {
+        sim.decide(a.decision, a.by, { step });
+        return;
+      }
+      return sim.recordDecision({
+        step,
+        revision: sim.rollout.status?.currentPodHash ?? '',
+        decision: a.decision,
+        by: `link:${a.by}`,
+        via: 'link',
+        at: new Date(sim.now).toISOString(),
+        ref: `link:${++version.n}`,
+      });
+    }
     case 'runPhase': {
       const newest = [...sim.analysisRuns.keys()].at(-1);
       if (newest !== undefined) sim.setRunPhase(newest, a.phase, `phase ${a.phase}`, '[0.5]');

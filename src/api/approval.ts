@@ -1,0 +1,139 @@
+/**
+ * The approval API (`stepwise.dev/v1alpha1`): the canary step `approval`, the records of who
+ * approved in `status.approvals`, and `RolloutApproval`, the object a person creates (through
+ * `kubectl stepwise approve`) to approve or reject a step. Names are fixed by design.md ("API
+ * details that later work must keep to"). Argo Rollouts has none of this: all of it is an
+ * addition, and a Rollout without approval steps reads exactly as in Argo.
+ */
+import Type, { type Static } from 'typebox';
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { IntOrString, StringEnum, Strict, Time } from './schema.ts';
+
+export const Decisions = ['Approve', 'Reject'] as const;
+export type Decision = (typeof Decisions)[number];
+
+/** How an approval reached the controller. */
+export const ApprovalChannels = ['plugin', 'link', 'slack'] as const;
+export type ApprovalChannel = (typeof ApprovalChannels)[number];
+
+export const OnTimeoutActions = ['abort', 'pause'] as const;
+
+const Names = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description }));
+
+export const ApproversSchema = Strict(
+  {
+    users: Names('Kubernetes user names (as the API server authenticates them).'),
+    groups: Names('Kubernetes groups; a member of any of them may approve.'),
+    slackUsers: Names('Slack user IDs (U…) allowed to press the Approve/Reject buttons.'),
+  },
+  { description: 'Who may decide. Unset: anyone allowed to create a RolloutApproval.' },
+);
+
+export const ApprovalStepSchema = Strict(
+  {
+    timeout: Type.Optional(
+      IntOrString({
+        description:
+          'How long to wait for the approvals (seconds or a duration such as "30m"). Unset: no limit.',
+      }),
+    ),
+    onTimeout: Type.Optional(
+      StringEnum(OnTimeoutActions, {
+        description: 'abort (default): go back to stable; pause: keep waiting for a person.',
+      }),
+    ),
+    minApprovals: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        format: 'int32',
+        description: 'Distinct approvers needed. Default 1. Any rejection aborts.',
+      }),
+    ),
+    approvers: Type.Optional(ApproversSchema),
+    message: Type.Optional(
+      Type.String({ maxLength: 1000, description: 'Shown to the people asked.' }),
+    ),
+  },
+  { description: 'Wait until people approve; a rejection or (by default) the timeout aborts.' },
+);
+
+/** One decision, as recorded in `status.approvals` (written by the controller only). */
+export const ApprovalRecordSchema = Strict({
+  step: Type.Integer({ minimum: 0, format: 'int32' }),
+  revision: Type.String({ description: 'Pod-template hash the decision is for.' }),
+  decision: StringEnum(Decisions),
+  by: Type.String({ description: 'User name, Slack user ID, or link:<token id>.' }),
+  via: StringEnum(ApprovalChannels),
+  at: Time,
+  comment: Type.Optional(Type.String()),
+  ref: Type.Optional(
+    Type.String({
+      description:
+        'Where it came from: RolloutApproval/<name>, link:<token id>, slack:<token id>:<user>. One record per ref.',
+    }),
+  ),
+});
+
+export const RolloutApprovalSpecSchema = Strict(
+  {
+    rolloutName: Type.String({ minLength: 1, maxLength: 253 }),
+    revision: Type.String({ minLength: 1, description: 'Pod-template hash being approved.' }),
+    step: Type.Integer({ minimum: 0, format: 'int32', description: 'Canary step index.' }),
+    decision: StringEnum(Decisions),
+    approver: Type.String({
+      minLength: 1,
+      description:
+        'Must be the requesting user: the ValidatingAdmissionPolicy in deploy/ makes the API server refuse anything else.',
+    }),
+    approverGroups: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "The approver's groups; the admission policy refuses any the user is not in.",
+      }),
+    ),
+    comment: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  {
+    description: 'A person approving or rejecting one step of one revision. Immutable.',
+    'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+  },
+);
+
+export const ApprovalPhases = ['Recorded', 'Refused'] as const;
+export type ApprovalPhase = (typeof ApprovalPhases)[number];
+
+export const RolloutApprovalStatusSchema = Strict({
+  phase: Type.Optional(StringEnum(ApprovalPhases)),
+  reason: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  at: Type.Optional(Time),
+});
+
+export type ApprovalStep = Static<typeof ApprovalStepSchema>;
+export type Approvers = Static<typeof ApproversSchema>;
+export type ApprovalRecord = Static<typeof ApprovalRecordSchema>;
+export type RolloutApprovalSpec = Static<typeof RolloutApprovalSpecSchema>;
+export type RolloutApprovalStatus = Static<typeof RolloutApprovalStatusSchema>;
+
+export interface RolloutApproval {
+  apiVersion: string;
+  kind: string;
+  metadata: V1ObjectMeta;
+  spec: RolloutApprovalSpec;
+  status?: RolloutApprovalStatus;
+}
+
+/** Why a RolloutApproval was refused (its `status.reason`). */
+export const ApprovalRefusal = {
+  WrongRevision: 'WrongRevision',
+  WrongStep: 'WrongStep',
+  NotAwaitingApproval: 'NotAwaitingApproval',
+  NotAnApprover: 'NotAnApprover',
+  AlreadyDecided: 'AlreadyDecided',
+  RolloutNotFound: 'RolloutNotFound',
+} as const;
+export type ApprovalRefusal = (typeof ApprovalRefusal)[keyof typeof ApprovalRefusal];
+
+/** Records kept in status.approvals: all of the current revision, and the newest of others. */
+export const MAX_APPROVAL_RECORDS = 50;
