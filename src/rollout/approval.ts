@@ -188,18 +188,23 @@ function refuse(
   );
 }
 
-/** Kubernetes identity against `approvers` (no users and no groups listed: anyone may). */
-export function kubeUserAllowed(a: Approvers, user: string, groups: readonly string[]): boolean {
-  const users = a.users ?? [];
-  const allowedGroups = a.groups ?? [];
-  if (users.length === 0 && allowedGroups.length === 0) return true;
-  return users.includes(user) || groups.some((g) => allowedGroups.includes(g));
+/** No approvers named: anyone who can reach a channel may decide (RBAC, a link, the Slack
+ *  workspace). Once any are named, only they may, each through the channel that proves who they
+ *  are; a signed link proves nobody, so it counts only when nobody is named. */
+export function anyoneMay(a: Approvers): boolean {
+  return !a.users?.length && !a.groups?.length && !a.slackUsers?.length;
 }
 
-/** Slack identity against `approvers` (no Slack users listed: any member of the workspace). */
+/** A Kubernetes identity (the API server vouched for it) against `approvers`. */
+export function kubeUserAllowed(a: Approvers, user: string, groups: readonly string[]): boolean {
+  if (anyoneMay(a)) return true;
+  const allowedGroups = a.groups ?? [];
+  return (a.users ?? []).includes(user) || groups.some((g) => allowedGroups.includes(g));
+}
+
+/** A Slack user (Slack's signature vouched for it) against `approvers`. */
 export function slackUserAllowed(a: Approvers, slackUser: string): boolean {
-  const users = a.slackUsers ?? [];
-  return users.length === 0 || users.includes(slackUser);
+  return anyoneMay(a) || (a.slackUsers ?? []).includes(slackUser);
 }
 
 export function describeApprovers(a: Approvers): string {

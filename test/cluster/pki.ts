@@ -98,6 +98,29 @@ export async function createPki(dir: string): Promise<Pki> {
   };
 }
 
+/**
+ * A client certificate for a person, signed by the cluster's CA in `pkiDir`: the API server
+ * authenticates it as user `name` in `groups` (the subject's CN and O).
+ */
+export async function issueUserCertificate(
+  pkiDir: string,
+  name: string,
+  groups: readonly string[],
+): Promise<KeyPair> {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const pair = {
+    certFile: join(pkiDir, `user-${safe}.crt`),
+    keyFile: join(pkiDir, `user-${safe}.key`),
+  };
+  const subject = [...groups.map((g) => `/O=${g}`), `/CN=${name}`].join('');
+  await openssl(
+    ['req', '-x509', '-config', join(pkiDir, 'openssl.cnf'), '-extensions', 'client', ...EC_KEY]
+      .concat(['-keyout', pair.keyFile, '-out', pair.certFile, '-days', '1', '-subj', subject])
+      .concat(['-CA', join(pkiDir, 'ca.crt'), '-CAkey', join(pkiDir, 'ca.key')]),
+  );
+  return pair;
+}
+
 async function openssl(args: string[]): Promise<void> {
   try {
     await run('openssl', args);

@@ -1,9 +1,11 @@
 // Helpers for tests that run against the harness's cluster (`make e2e`, or any command under
 // `node test/cluster/cli.ts with -- ...`), which puts its kubeconfig in KUBECONFIG.
 import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { readCredentials } from './kubeconfig.ts';
+import { readCredentials, writeKubeconfig } from './kubeconfig.ts';
+import { issueUserCertificate } from './pki.ts';
 import { KubeHttp } from './kube-http.ts';
 import { pollUntil } from './poll.ts';
 
@@ -84,4 +86,25 @@ export async function apiStatus(call: Promise<unknown>): Promise<number | undefi
     if (err instanceof ApiException) return err.code;
     throw err;
   }
+}
+
+/**
+ * A kubeconfig for the harness's cluster as another person: a client certificate for `name` in
+ * `groups`, signed by the cluster's CA (the API server authenticates it; RBAC decides the rest).
+ */
+export async function userKubeconfig(
+  name: string,
+  groups: readonly string[] = [],
+): Promise<string> {
+  const admin = kubeConfigPath();
+  const dir = dirname(admin);
+  const pair = await issueUserCertificate(join(dir, 'pki'), name, groups);
+  const file = join(dir, `user-${name.replace(/[^A-Za-z0-9._-]/g, '_')}.kubeconfig`);
+  await writeKubeconfig(file, readCredentials(admin).server, join(dir, 'pki', 'ca.crt'), pair);
+  return file;
+}
+
+function kubeConfigPath(): string {
+  kubeConfig(); // refuses anything but the harness's loopback cluster
+  return process.env.KUBECONFIG ?? '';
 }

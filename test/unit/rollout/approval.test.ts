@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { Sim, rolloutFixture } from '../../fixtures/rollout/sim.ts';
 import type { ApprovalRecord, ApprovalStep, RolloutSpec } from '../../../src/api/index.ts';
 import { MAX_APPROVAL_RECORDS } from '../../../src/api/index.ts';
-import { judgeApproval, pruneRecords } from '../../../src/rollout/approval.ts';
+import {
+  anyoneMay,
+  judgeApproval,
+  kubeUserAllowed,
+  pruneRecords,
+  slackUserAllowed,
+} from '../../../src/rollout/approval.ts';
 import { specProblems } from '../../../src/rollout/validate.ts';
 
 const MINUTE = 60_000;
@@ -362,5 +368,28 @@ describe('validation', () => {
   it('unknown fields in an approval step are refused by the schema', () => {
     const bad = { timeout: '1m', approver: 'alice' } as unknown as ApprovalStep;
     assert.match(problems(bad)[0] ?? '', /approver/);
+  });
+});
+
+describe('who may decide through which channel', () => {
+  const none = {};
+  const named = { users: ['alice'], groups: ['release'], slackUsers: ['U01ALICE'] };
+  const slackOnly = { slackUsers: ['U01ALICE'] };
+  for (const [label, approvers, kube, slack, link] of [
+    ['nobody named: anyone, any channel', none, true, true, true],
+    ['people named: only they, links do not count', named, false, false, false],
+    ['only Slack users named: Kubernetes users may not', slackOnly, false, false, false],
+  ] as const) {
+    it(label, () => {
+      assert.equal(kubeUserAllowed(approvers, 'mallory', ['dev']), kube);
+      assert.equal(slackUserAllowed(approvers, 'U02MALLORY'), slack);
+      assert.equal(anyoneMay(approvers), link);
+    });
+  }
+  it('named people pass through the channel that proves who they are', () => {
+    assert.equal(kubeUserAllowed(named, 'alice', []), true);
+    assert.equal(kubeUserAllowed(named, 'carol', ['release']), true);
+    assert.equal(slackUserAllowed(named, 'U01ALICE'), true);
+    assert.equal(kubeUserAllowed(slackOnly, 'alice', []), false);
   });
 });
