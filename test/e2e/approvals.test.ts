@@ -1,0 +1,287 @@
+// Approval steps end to end: people are client-certificate users of the local control plane,
+// the API server's admission policy (deploy/approvals) refuses a RolloutApproval that claims to
+// be someone else, RBAC (deploy/rbac: stepwise-approver) lets people approve without editing
+// Rollouts, and the controller records, refuses, times out and aborts.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadAll } from 'js-yaml';
+import type { ApprovalStep, RolloutApproval } from '../../src/api/index.ts';
+import { KubeHttp } from '../cluster/kube-http.ts';
+import { readCredentials } from '../cluster/kubeconfig.ts';
+import { pollUntil } from '../cluster/poll.ts';
+import { REPO_ROOT } from '../cluster/state.ts';
+import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { startController } from './support/controller.ts';
+import type { ControllerProcess } from './support/controller.ts';
+import { neverReadyTemplate, QUIET_WINDOW_MS } from './support/faults.ts';
+import {
+  createRollout,
+  events,
+  http,
+  installCrds,
+  patchSpec,
+  phase,
+  rolloutBody,
+  setImage,
+  split,
+  waitFor,
+  waitForEvents,
+  waitForRollout,
+} from './support/rollouts.ts';
+
+const GROUP = '/apis/stepwise.dev/v1alpha1';
+let controller: ControllerProcess;
+const people: Record<'alice' | 'bob' | 'carol', KubeHttp> = {} as never;
+
+/** Server-side applies every object of a YAML file in deploy/ (cluster-scoped ones only). */
+async function applyDeployFile(path: string): Promise<void> {
+  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string };
+  }[];
+  const plural: Record<string, string> = {
+    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+    ClusterRole: 'clusterroles',
+  };
+  for (const doc of docs) {
+    const kind = plural[doc.kind];
+    if (kind === undefined) continue;
+    await http.json(
+      'PATCH',
+      `/apis/${doc.apiVersion}/${kind}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
+      doc,
+      'application/apply-patch+yaml',
+    );
+  }
+}
+
+async function bindApprover(ns: string, user: string): Promise<void> {
+  await http.json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    metadata: { name: `approver-${user}` },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'stepwise-approver',
+    },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+}
+
+function approvalBody(
+  rollout: string,
+  revision: string,
+  step: number,
+  approver: string,
+  extra: Partial<RolloutApproval['spec']> = {},
+): RolloutApproval {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'RolloutApproval',
+    metadata: { generateName: `${rollout}-` },
+    spec: { rolloutName: rollout, revision, step, decision: 'Approve', approver, ...extra },
+  };
+}
+
+/** Creates a RolloutApproval as `who`; the raw answer, so refusals can be read. */
+function create(who: KubeHttp, ns: string, body: RolloutApproval) {
+  return who.request('POST', `${GROUP}/namespaces/${ns}/rolloutapprovals`, body);
+}
+
+function answered(ns: string, name: string): Promise<RolloutApproval> {
+  return waitFor(
+    `RolloutApproval ${name} answered`,
+    `${GROUP}/namespaces/${ns}/rolloutapprovals`,
+    name,
+    (a: RolloutApproval) => a.status?.phase !== undefined,
+  );
+}
+
+/** A Rollout of 4 pods whose second revision waits at an approval step (index 1). */
+async function waitingRollout(ns: string, approval: ApprovalStep) {
+  await createRollout(
+    ns,
+    rolloutBody('web', {
+      strategy: { canary: { steps: [{ setWeight: 25 }, { approval }, { setWeight: 50 }] } },
+    }),
+  );
+  await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+  await setImage(ns, 'web', 'app:2');
+  return waitForRollout(
+    ns,
+    'web',
+    'awaiting approval at step 1',
+    phase('Paused', (r) => r.status?.message === 'AwaitingApproval'),
+  );
+}
+
+before(async () => {
+  await installCrds();
+  await applyDeployFile('approvals/identity-policy.yaml');
+  await applyDeployFile('rbac/rbac.yaml');
+  people.alice = new KubeHttp(readCredentials(await userKubeconfig('alice', ['release'])));
+  people.bob = new KubeHttp(readCredentials(await userKubeconfig('bob')));
+  people.carol = new KubeHttp(readCredentials(await userKubeconfig('carol')));
+  // The API server compiles a new policy in the background: wait until it refuses a forgery.
+  const ns = await testNamespace('approval-policy');
+  await bindApprover(ns, 'alice');
+  await pollUntil(
+    'the identity policy to be enforced',
+    async () => {
+      const res = await create(people.alice, `${ns}`, approvalBody('any', 'h', 0, 'someone-else'));
+      return res.status === 403 ? true : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  controller = await startController();
+});
+after(() => controller.kill());
+
+describe('who may approve is the API server’s business', () => {
+  it('an approver approves without rights to edit Rollouts; forgeries and strangers are refused', async () => {
+    const ns = await testNamespace('approve');
+    await bindApprover(ns, 'alice');
+    const waiting = await waitingRollout(ns, { approvers: { users: ['alice'] } });
+    const hash = waiting.status?.currentPodHash ?? '';
+    assert.deepEqual(await split(ns, waiting), [1, 3]);
+
+    // alice cannot promote (status is not hers to write) nor edit the Rollout.
+    const promote = await people.alice.request(
+      'PATCH',
+      `${GROUP}/namespaces/${ns}/rollouts/web/status`,
+      { status: { pauseConditions: null } },
+      'application/merge-patch+json',
+    );
+    assert.equal(promote.status, 403);
+
+    // A forged approver is refused by the API server, not by the controller.
+    const forged = await create(people.alice, ns, approvalBody('web', hash, 1, 'bob'));
+    assert.equal(forged.status, 403, forged.body);
+    assert.match(forged.body, /spec\.approver must be the requesting user \\"alice\\"/);
+    const forgedGroup = await create(
+      people.alice,
+      ns,
+      approvalBody('web', hash, 1, 'alice', { approverGroups: ['system:masters'] }),
+    );
+    assert.equal(forgedGroup.status, 403);
+    assert.match(forgedGroup.body, /approverGroups must list only groups of/);
+
+    // bob has no approver role at all.
+    const stranger = await create(people.bob, ns, approvalBody('web', hash, 1, 'bob'));
+    assert.equal(stranger.status, 403);
+    assert.match(stranger.body, /cannot create resource \\"rolloutapprovals\\"/);
+
+    const ok = await create(
+      people.alice,
+      ns,
+      approvalBody('web', hash, 1, 'alice', { comment: 'error rate flat' }),
+    );
+    assert.equal(ok.status, 201, ok.body);
+    const name = (JSON.parse(ok.body) as RolloutApproval).metadata.name ?? '';
+    const answer = await answered(ns, name);
+    assert.equal(answer.status?.phase, 'Recorded');
+    const done = await waitForRollout(ns, 'web', 'Healthy after approval', phase('Healthy'));
+    assert.equal(done.status?.stableRS, hash);
+    const [record] = done.status?.approvals ?? [];
+    assert.equal(record?.by, 'alice');
+    assert.equal(record?.via, 'plugin');
+    assert.equal(record?.revision, hash);
+    assert.equal(record?.step, 1);
+    assert.equal(record?.comment, 'error rate flat');
+    await waitForEvents(ns, ['ApprovalRequested', 'ApprovalRecorded']);
+    const recorded = (await events(ns)).find((e) => e.reason === 'ApprovalRecorded');
+    assert.match(recorded?.message ?? '', /Approved by alice via plugin at step 2 of revision/);
+  });
+
+  it('someone RBAC lets in but the step does not name is refused with a reason', async () => {
+    const ns = await testNamespace('approve-refused');
+    await bindApprover(ns, 'carol');
+    const waiting = await waitingRollout(ns, { approvers: { users: ['alice'] } });
+    const hash = waiting.status?.currentPodHash ?? '';
+    const res = await create(people.carol, ns, approvalBody('web', hash, 1, 'carol'));
+    assert.equal(res.status, 201, res.body);
+    const answer = await answered(
+      ns,
+      (JSON.parse(res.body) as RolloutApproval).metadata.name ?? '',
+    );
+    assert.equal(answer.status?.phase, 'Refused');
+    assert.equal(answer.status?.reason, 'NotAnApprover');
+    assert.match(answer.status?.message ?? '', /carol is not among the approvers of step 2/);
+    await waitForEvents(ns, ['ApprovalRefused']);
+    const still = await waitForRollout(ns, 'web', 'still waiting', phase('Paused'));
+    assert.equal(still.status?.currentStepIndex, 1);
+    assert.equal(still.status?.approvals, undefined);
+  });
+});
+
+describe('what a decision does', () => {
+  it('a rejection aborts: stable back to full size, the reason in the Progressing condition', async () => {
+    const ns = await testNamespace('approve-reject');
+    await bindApprover(ns, 'alice');
+    const waiting = await waitingRollout(ns, {});
+    const hash = waiting.status?.currentPodHash ?? '';
+    const res = await create(
+      people.alice,
+      ns,
+      approvalBody('web', hash, 1, 'alice', { decision: 'Reject', comment: 'p99 doubled' }),
+    );
+    assert.equal(res.status, 201, res.body);
+    const aborted = await waitForRollout(ns, 'web', 'aborted', phase('Degraded'));
+    const progressing = aborted.status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.equal(progressing?.reason, 'RolloutAborted');
+    assert.match(
+      progressing?.message ?? '',
+      /rejected by alice via plugin at step 2\/3: p99 doubled/,
+    );
+    await waitForRollout(ns, 'web', 'canary scaled down', (r) => r.status?.updatedReplicas === 0);
+  });
+
+  it('the timeout aborts on its own, and says so', async () => {
+    const ns = await testNamespace('approve-timeout');
+    await waitingRollout(ns, { timeout: '2s' });
+    const aborted = await waitForRollout(ns, 'web', 'aborted by the timeout', phase('Degraded'));
+    const progressing = aborted.status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.match(progressing?.message ?? '', /approval of step 2\/3 timed out after 2s/);
+    await waitForEvents(ns, ['ApprovalTimedOut']);
+  });
+
+  it('a canary whose pods never become Ready is never put to people; an early approval is refused', async () => {
+    const ns = await testNamespace('approve-never-ready');
+    await bindApprover(ns, 'alice');
+    await createRollout(
+      ns,
+      rolloutBody('web', {
+        progressDeadlineSeconds: 600,
+        strategy: { canary: { steps: [{ setWeight: 25 }, { approval: {} }, { setWeight: 50 }] } },
+      }),
+    );
+    await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+    const broken = await patchSpec(ns, 'web', neverReadyTemplate('web'));
+    const stuck = await waitForRollout(
+      ns,
+      'web',
+      'canary created, step 0',
+      (r) =>
+        r.status?.observedGeneration === String(broken.metadata.generation) &&
+        r.status.currentPodHash !== r.status.stableRS,
+    );
+    const hash = stuck.status?.currentPodHash ?? '';
+    const res = await create(people.alice, ns, approvalBody('web', hash, 1, 'alice'));
+    const answer = await answered(
+      ns,
+      (JSON.parse(res.body) as RolloutApproval).metadata.name ?? '',
+    );
+    assert.equal(answer.status?.reason, 'NotAwaitingApproval');
+    // Quiet: no approval requested while the canary is not there to judge.
+    await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
+    const after = (await events(ns)).map((e) => e.reason);
+    assert.ok(!after.includes('ApprovalRequested'), after.join(','));
+    assert.equal(
+      (await waitForRollout(ns, 'web', 'still at step 0', () => true)).status?.currentStepIndex,
+      0,
+    );
+  });
+});
