@@ -48,6 +48,9 @@ export interface EventSink {
   event(rollout: Rollout, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
+/** An event the planner asked for, as written (notifications are made from these). */
+export type PlannedEvent = Extract<Write, { kind: 'event' }>;
+
 export interface RolloutReconcilerDeps {
   readonly cache: RolloutCache;
   readonly api: KubeApi;
@@ -59,6 +62,8 @@ export interface RolloutReconcilerDeps {
   /** The planner; tests swap in a faulty one. Default: the real `plan`. */
   readonly planner?: (o: Observed) => Plan;
   readonly stormMetrics?: WriteStormMetrics;
+  /** Told of every event after it is recorded (the notifications). Must not throw or block. */
+  readonly onEvent?: (rollout: Rollout, event: PlannedEvent) => void;
 }
 
 /** What one pass read, for its writes. */
@@ -267,6 +272,7 @@ export class RolloutReconciler implements Reconciler {
         return undefined;
       case 'event':
         this.#deps.events.event(rollout, w.type, w.reason, w.message);
+        this.#deps.onEvent?.(rollout, w);
         return undefined;
     }
   }

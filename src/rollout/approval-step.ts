@@ -68,12 +68,13 @@ export function approvalStepDecision(
       if (outcome.deadline !== undefined) pass.requeue.push(outcome.deadline);
       if (pause !== undefined) return p;
       const limit = w.step.timeout === undefined ? 'no timeout' : `timeout ${w.step.timeout}`;
-      pass.after.push(
-        normal(
-          Reason.ApprovalRequested,
-          `Rollout is waiting for approval at ${at} of revision ${w.hash} (${needed} from ${describeApprovers(w.step.approvers ?? {})}; ${limit})${w.step.message ? `: ${w.step.message}` : ''}`,
-        ),
-      );
+      pass.after.push({
+        kind: 'event',
+        type: 'Normal',
+        reason: Reason.ApprovalRequested,
+        message: `Rollout is waiting for approval at ${at} of revision ${w.hash} (${needed} from ${describeApprovers(w.step.approvers ?? {})}; ${limit})${w.step.message ? `: ${w.step.message}` : ''}`,
+        subject: { step: w.index, revision: w.hash },
+      });
       return {
         ...p,
         controllerPause: true,

@@ -6,12 +6,13 @@
  * waiting. Records from the approval endpoints (signed links, Slack) arrive already in
  * `status.approvals`, written there by the shell; to this module they are records like any other.
  */
-import { ApprovalRefusal, MAX_APPROVAL_RECORDS, Reason } from '../api/index.ts';
+import { ApprovalRefusal, MAX_APPROVAL_RECORDS, PauseReason, Reason } from '../api/index.ts';
 import type {
   ApprovalRecord,
   ApprovalRefusal as RefusalReason,
   ApprovalStep,
   Approvers,
+  Rollout,
   RolloutApproval,
   RolloutApprovalStatus,
 } from '../api/index.ts';
@@ -103,6 +104,7 @@ export function recordEvent(r: ApprovalRecord): Write {
     type: r.decision === 'Approve' ? 'Normal' : 'Warning',
     reason: r.decision === 'Approve' ? Reason.ApprovalRecorded : Reason.ApprovalRejected,
     message: `${what} by ${r.by} via ${r.via} at step ${r.step + 1} of revision ${r.revision}${comment}`,
+    subject: { step: r.step, revision: r.revision },
   };
 }
 
@@ -261,4 +263,36 @@ export function approvalDeadline(step: ApprovalStep, startedAt: number): number 
   if (step.timeout === undefined) return undefined;
   const parsed = parsePauseDuration(step.timeout);
   return parsed.ok ? startedAt + parsed.value : undefined;
+}
+
+/**
+ * What a stored Rollout says about the approval it waits for, for the approval endpoints (which
+ * read status, not the pods): the hash, step and approval step, when status describes the
+ * current spec, the rollout is in flight and the planner has entered the step.
+ */
+export function storedApprovalContext(r: Rollout): {
+  readonly rolloutName: string;
+  readonly currentHash: string;
+  readonly currentStep: number;
+  readonly waiting?: ApprovalWait;
+  readonly records: readonly ApprovalRecord[];
+} {
+  const s = r.status ?? {};
+  const currentHash = s.currentPodHash ?? '';
+  const currentStep = s.currentStepIndex ?? 0;
+  const step = r.spec.strategy.canary?.steps?.[currentStep]?.approval;
+  const inForce =
+    step !== undefined &&
+    s.observedGeneration === String(r.metadata.generation ?? 0) &&
+    currentHash !== s.stableRS &&
+    s.abort !== true &&
+    r.spec.paused !== true &&
+    (s.pauseConditions ?? []).some((c) => c.reason === PauseReason.AwaitingApproval);
+  return {
+    rolloutName: r.metadata.name ?? '',
+    currentHash,
+    currentStep,
+    ...(inForce ? { waiting: { step, index: currentStep, hash: currentHash } } : {}),
+    records: s.approvals ?? [],
+  };
 }

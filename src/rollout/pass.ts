@@ -3,7 +3,7 @@
  * order, the events that describe its status write, and the times it must be woken at.
  */
 import type { CanaryStrategy, Reason } from '../api/index.ts';
-import type { Observed, Write } from './types.ts';
+import type { EventWrite, Observed, Write } from './types.ts';
 
 /** Everything a canary pass decides, gathered as it goes. */
 export interface Pass {
@@ -19,10 +19,10 @@ export interface Pass {
   readonly notes: { abortMessage?: string; pausedMessage?: string };
 }
 
-export function normal(reason: Reason, message: string): Write {
+export function normal(reason: Reason, message: string): EventWrite {
   return { kind: 'event', type: 'Normal', reason, message };
 }
 
-export function warning(reason: Reason, message: string): Write {
+export function warning(reason: Reason, message: string): EventWrite {
   return { kind: 'event', type: 'Warning', reason, message };
 }

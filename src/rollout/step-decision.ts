@@ -9,6 +9,7 @@ import type { Verdict } from './analysis.ts';
 import { approvalStepDecision } from './approval-step.ts';
 import { parsePauseDuration } from './duration.ts';
 import { normal, type Pass } from './pass.ts';
+import type { EventWrite } from './types.ts';
 import type { Progress } from './progress.ts';
 import { rescaledBody } from './replicasets.ts';
 import { stepLabel } from './steps.ts';
@@ -26,12 +27,10 @@ export function stepDecision(
   const index = p.stepIndex;
   const step = steps[index];
   const completed = (): Progress => {
-    pass.after.push(
-      normal(
-        Reason.RolloutStepCompleted,
-        `Rollout step ${index + 1}/${steps.length} completed (${stepLabel(step)})`,
-      ),
-    );
+    pass.after.push({
+      ...stepCompletedEvent(index, steps.length, stepLabel(step)),
+      subject: { step: index, revision: approvals.hash },
+    });
     return { ...p, stepIndex: index + 1 };
   };
   if (step?.analysis !== undefined) return analysisVerdict === 'passed' ? completed() : p;
@@ -78,6 +77,13 @@ export function stepDecision(
   }
   pass.after.push(normal(Reason.RolloutResumed, 'Rollout is resumed (pause ended)'));
   return { ...completed(), ...unpaused, stepIndex: index + 1 };
+}
+
+function stepCompletedEvent(index: number, count: number, label: string): EventWrite {
+  return normal(
+    Reason.RolloutStepCompleted,
+    `Rollout step ${index + 1}/${count} completed (${label})`,
+  );
 }
 
 export function promote(

@@ -75,7 +75,16 @@ export type Write =
       readonly type: 'Normal' | 'Warning';
       readonly reason: Reason;
       readonly message: string;
+      /** The step and revision an approval event is about (notifications need them). */
+      readonly subject?: EventSubject;
     };
+
+export type EventWrite = Extract<Write, { readonly kind: 'event' }>;
+
+export interface EventSubject {
+  readonly step: number;
+  readonly revision: string;
+}
 
 export interface Plan {
   readonly writes: readonly Write[];
