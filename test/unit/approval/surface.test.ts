@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-const dirs = ['approval'].map((m) => join(import.meta.dirname, '../../../src', m));
+const dirs = ['approval', 'notify'].map((m) => join(import.meta.dirname, '../../../src', m));
 
 test('src/approval imports only node:crypto and src/api', () => {
   const dir = dirs[0] ?? '';
@@ -20,7 +20,7 @@ test('src/approval imports only node:crypto and src/api', () => {
   }
 });
 
-test('src/approval files stay small (one concern each)', () => {
+test('src/approval and src/notify files stay small (one concern each)', () => {
   for (const dir of dirs) {
     for (const f of readdirSync(dir)) {
       const lines = readFileSync(join(dir, f), 'utf8').split('\n').length;
