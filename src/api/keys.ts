@@ -67,3 +67,14 @@ export const APPROVALS_FIELD_MANAGER = 'stepwise-approvals';
 /** Argo's labels on the AnalysisRuns a Rollout creates (dashboards select on them). */
 export const ANALYSIS_TYPE_LABEL = 'rollout-type';
 export const ANALYSIS_STEP_INDEX_LABEL = 'step-index';
+
+/** On a Rollout: who hears about it. Values are comma-separated lists (see src/notify/config.ts). */
+const notificationsPrefix = `notifications.${GROUP}/`;
+/** Slack channel ids or #names, posted to with the bot token. */
+export const NOTIFY_SLACK_CHANNEL_ANNOTATION = `${notificationsPrefix}slack-channel`;
+/** Names of Slack incoming webhooks configured in the notification Secret. */
+export const NOTIFY_SLACK_WEBHOOK_ANNOTATION = `${notificationsPrefix}slack-webhook`;
+/** Names of generic webhooks configured in the notification Secret. */
+export const NOTIFY_WEBHOOK_ANNOTATION = `${notificationsPrefix}webhook`;
+/** Which notification kinds to send (default: all). */
+export const NOTIFY_ON_ANNOTATION = `${notificationsPrefix}on`;

@@ -18,8 +18,12 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   analysis: { modules: ['api', 'kube'], packages: true },
   // Routers are pure: objects in, apply bodies out (kube only for its types and resource names).
   traffic: { modules: ['api', 'kube'], packages: false },
+  // Signed links and Slack request checks: pure apart from node:crypto.
+  approval: { modules: ['api'], packages: true },
+  // Notifications name the approval buttons' action ids (and token types) from approval.
+  notify: { modules: ['api', 'kube', 'approval'], packages: true },
   controller: {
-    modules: ['api', 'kube', 'rollout', 'analysis', 'traffic', 'server'],
+    modules: ['api', 'kube', 'rollout', 'analysis', 'traffic', 'server', 'approval', 'notify'],
     packages: true,
   },
 };
