@@ -159,7 +159,8 @@ export class AnalysisRunReconciler implements Reconciler {
       this.#written.set(key, { older: replaced, run: written });
       emit();
     } else {
-      const pending = this.#writes.submit(key, run, outcome.status, older, emit);
+      const base = this.#newestWritten(key, run);
+      const pending = this.#writes.submit(key, base, outcome.status, older, emit);
       if (outcome.requeueAt === undefined) {
         await pending.drained;
         this.#writes.forget(key);
@@ -168,6 +169,18 @@ export class AnalysisRunReconciler implements Reconciler {
     }
     if (outcome.requeueAt === undefined) return {};
     return { requeueAfterMs: Math.max(0, outcome.requeueAt - clock.now()) };
+  }
+
+  /**
+   * What to write over: `run`, unless it is a version our last writes replaced. A pass behind
+   * our writes starts from the status it planned; when those writes end while it measures, its
+   * status must go on top of what they left, not on the version the pass started from (that
+   * write would be refused as a Conflict, and the run backed off).
+   */
+  #newestWritten(key: Key, run: AnalysisRun): AnalysisRun {
+    const ours = this.#written.get(key);
+    if (ours === undefined || !ours.older.has(run.metadata.resourceVersion ?? '')) return run;
+    return { ...run, metadata: ours.run.metadata };
   }
 
   /** The run's args, or the Error every measurement of this pass records. */

@@ -72,7 +72,8 @@ export class RunStatusWrites {
     }
     const chain: Chain = {
       planned: { ...run, status },
-      known: new Set(known),
+      // The version written over is ours too: a cache showing it has not caught up.
+      known: new Set([...known, run.metadata.resourceVersion ?? '']),
       drained: Promise.resolve(),
       failure: undefined,
     };

@@ -94,9 +94,11 @@ const benchmark: Benchmark = {
       while (done < RUNS) {
         await new Promise((r) => setTimeout(r, 1000));
         peakRss = Math.max(peakRss, (await sample()).rss);
+        // From the API server's watch cache (resourceVersion=0): a quorum LIST of 200 growing
+        // objects every second would be load of the bench's own on the server it measures.
         const list = await http.json<{ items: AnalysisRun[] }>(
           'GET',
-          `${API}/namespaces/${NS}/analysisruns`,
+          `${API}/namespaces/${NS}/analysisruns?resourceVersion=0`,
         );
         done = list.items.filter((r) => r.status?.phase === 'Successful').length;
         const failed = list.items.filter(
@@ -147,6 +149,21 @@ const benchmark: Benchmark = {
         }
         for (const m of ms)
           queryMs.push(Date.parse(m.finishedAt ?? '') - Date.parse(m.startedAt ?? ''));
+      }
+      // What the controller complained about while it ran (a failed write backs a run off).
+      const complaints = new Map<string, number>();
+      for (const l of ctl.logs) {
+        if (l.level !== 'warn' && l.level !== 'error') continue;
+        const what = `${l.level} ${l.msg}${typeof l.error === 'string' ? `: ${l.error.slice(0, 120)}` : ''}`;
+        complaints.set(what, (complaints.get(what) ?? 0) + 1);
+      }
+      for (const [what, n] of complaints) ctx.log(`  controller ${n}× ${what}`);
+      if (process.env['BENCH_LOG']) {
+        const { writeFile } = await import('node:fs/promises');
+        await writeFile(
+          process.env['BENCH_LOG'],
+          ctl.logs.map((l) => JSON.stringify(l)).join('\n'),
+        );
       }
       const s = stats(drift);
       const s2s = stats(startToStart);

@@ -262,13 +262,10 @@ describe('AnalysisRunReconciler', () => {
     const t = setup(runOf([webMetric()]), p.provider);
     const read = t.stored().metadata.resourceVersion;
     const seeded = t.stored();
-    await t.reconciler.reconcile(KEY, t.stop.signal);
-    const [write] = statusWrites(t);
-    assert.equal((write?.body as AnalysisRun).metadata.resourceVersion, read);
-    // A cache that still shows the run as it was before our write: the next pass starts from what
-    // it wrote, so nothing is due until the interval has passed.
-    const stale = new AnalysisRunReconciler({
-      cache: { analysisRun: () => seeded },
+    // The cache shows the stored run, until the test makes it lag behind our write.
+    let view: AnalysisRun | undefined;
+    const reconciler = new AnalysisRunReconciler({
+      cache: { analysisRun: () => view ?? t.stored() },
       api: t.api,
       events: { event: () => undefined },
       clock: t.clock,
@@ -277,11 +274,16 @@ describe('AnalysisRunReconciler', () => {
       secrets: new CachedSecretSource(t.api, t.clock),
       evaluate,
     });
-    await stale.reconcile(KEY, t.stop.signal);
+    await reconciler.reconcile(KEY, t.stop.signal);
+    const [write] = statusWrites(t);
+    assert.equal((write?.body as AnalysisRun).metadata.resourceVersion, read);
+    // A cache that still shows the run as it was before our write: the next pass starts from what
+    // it wrote, so nothing is due until the interval has passed.
+    view = seeded;
     const writes = statusWrites(t).length;
-    const again = await stale.reconcile(KEY, t.stop.signal);
+    const again = await reconciler.reconcile(KEY, t.stop.signal);
     assert.equal(again.requeueAfterMs, 10_000);
-    assert.equal(p.calls.length, 2, 'the pass over a stale cache did not measure');
+    assert.equal(p.calls.length, 1, 'the pass over a stale cache did not measure');
     assert.equal(statusWrites(t).length, writes, 'nor write');
   });
 
@@ -454,6 +456,35 @@ describe(
       await flush();
       assert.equal(statusWrites(t).length, 2);
       assert.equal(t.stored().status?.metricResults?.[0]?.count, 3);
+    });
+
+    it('a write that lands while the next measurement is being taken is built on, not written over', async () => {
+      // Seen at 200 runs: the chain of writes ended during a pass behind it, whose status then
+      // went out on the resourceVersion that pass started from: a Conflict, and a backoff of
+      // seconds, every few measurements.
+      const api = new SlowStatusApi();
+      const woken: Key[] = [];
+      let answer = (_o: ProviderOutcome): void => undefined;
+      const slow = new Promise<ProviderOutcome>((resolve) => (answer = resolve));
+      const p = scripted([value(0.97), () => slow, value(0.99)]);
+      const t = setup(oneSecond(), p.provider, 'web', { api, wake: (k) => woken.push(k) });
+      await t.reconciler.reconcile(KEY, t.stop.signal);
+      t.clock.advance(1_000);
+      const second = t.reconciler.reconcile(KEY, t.stop.signal);
+      await flush();
+      assert.equal(p.calls.length, 2, 'measuring behind the first write');
+      api.held[0]?.resolve();
+      await flush();
+      answer(value(0.98));
+      await second;
+      api.held[1]?.resolve();
+      await flush();
+      assert.deepEqual(woken, [], 'no write was refused');
+      const ms = t.stored().status?.metricResults?.[0]?.measurements ?? [];
+      assert.deepEqual(
+        ms.map((m) => m.value),
+        ['0.97', '0.98'],
+      );
     });
 
     it('a refused write wakes the run, its next pass fails into backoff, and nothing is recorded twice', async () => {
