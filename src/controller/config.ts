@@ -4,6 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { parseGoDuration } from '../api/index.ts';
 import type { Level } from './logger.ts';
 
 export interface ControllerConfig {
@@ -21,6 +22,18 @@ export interface ControllerConfig {
   /** client-side rate limit on API requests */
   readonly qps: number;
   readonly burst: number;
+  /** The external port (approval links, Slack), off unless set. */
+  readonly external?: { readonly host: string; readonly port: number };
+  /** How people reach the external port, for the links in notifications (no trailing /). */
+  readonly publicUrl?: string;
+  /** The notification Secret (Slack token and signing secret, webhooks, link signing key). */
+  readonly notificationsSecret?: { readonly namespace: string; readonly name: string };
+  /** Or the same keys as files in a directory (a mounted Secret). */
+  readonly notificationsDir?: string;
+  /** Slack's Web API base URL (tests point it at a double). */
+  readonly slackApiUrl?: string;
+  /** How long approval links of steps without a timeout stay valid. */
+  readonly approvalLinkTtlMs: number;
 }
 
 /**
@@ -45,6 +58,15 @@ const USAGE = `stepwise-controller [flags]
   --log-level LEVEL          debug|info|warn|error (default info)
   --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
                              (default 50 / 100; Lease renewals are exempt)
+approvals and notifications:
+  --external-bind-address A  host:port of the approval links and Slack interactions (default: off)
+  --public-url URL           how people reach that port, for links in notifications
+  --notifications-secret NS/NAME  Secret with slack-token, slack-signing-secret,
+                             slack-webhook-<name>, webhook-<name>-url/-secret,
+                             approval-signing-key (read at start; restart to change)
+  --notifications-dir DIR    the same keys as files (a mounted Secret)
+  --slack-api-url URL        Slack Web API base (default https://slack.com/api)
+  --approval-link-ttl D      validity of links for steps without a timeout (default 24h)
 exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
             3 leader Lease lost (not renewed within the renew deadline)`;
 
@@ -63,11 +85,20 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'log-level': { type: 'string' },
       qps: { type: 'string' },
       burst: { type: 'string' },
+      'external-bind-address': { type: 'string' },
+      'public-url': { type: 'string' },
+      'notifications-secret': { type: 'string' },
+      'notifications-dir': { type: 'string' },
+      'slack-api-url': { type: 'string' },
+      'approval-link-ttl': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
   if (values.help === true) throw new ConfigError(USAGE);
-  const [metricsHost, metricsPort] = hostPort(values['metrics-bind-address'] ?? '127.0.0.1:8090');
+  const [metricsHost, metricsPort] = hostPort(
+    values['metrics-bind-address'] ?? '127.0.0.1:8090',
+    '--metrics-bind-address',
+  );
   const logLevel = values['log-level'] ?? env.STEPWISE_LOG_LEVEL ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -84,7 +115,63 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     logLevel: logLevel as Level,
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
+    ...approvalFlags(values),
   };
+}
+
+function approvalFlags(values: Record<string, string | boolean | undefined>) {
+  const str = (k: string): string | undefined => {
+    const v = values[k];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const external = str('external-bind-address');
+  const secret = str('notifications-secret');
+  const ttl = str('approval-link-ttl') ?? '24h';
+  const ttlMs = parseGoDuration(ttl, 8760n * 3_600_000_000_000n);
+  if (!ttlMs.ok || ttlMs.value <= 0) {
+    throw new ConfigError(
+      `--approval-link-ttl must be a positive duration such as 24h, got "${ttl}"`,
+    );
+  }
+  let notificationsSecret: { namespace: string; name: string } | undefined;
+  if (secret !== undefined) {
+    const [namespace, name, extra] = secret.split('/');
+    if (!namespace || !name || extra !== undefined) {
+      throw new ConfigError(`--notifications-secret must be NAMESPACE/NAME, got "${secret}"`);
+    }
+    notificationsSecret = { namespace, name };
+  }
+  const publicUrl = str('public-url');
+  const slackApiUrl = str('slack-api-url');
+  return {
+    ...(external !== undefined
+      ? (() => {
+          const [host, port] = hostPort(external, '--external-bind-address');
+          return { external: { host, port } };
+        })()
+      : {}),
+    ...(publicUrl !== undefined ? { publicUrl: httpUrl('--public-url', publicUrl) } : {}),
+    ...(notificationsSecret !== undefined ? { notificationsSecret } : {}),
+    ...(str('notifications-dir') !== undefined
+      ? { notificationsDir: str('notifications-dir') }
+      : {}),
+    ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
+    approvalLinkTtlMs: ttlMs.value,
+  };
+}
+
+/** An http(s) URL without a trailing slash. */
+function httpUrl(flag: string, v: string): string {
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new ConfigError(`${flag} must be an http(s) URL, got "${v}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`${flag} must be an http(s) URL, got "${v}"`);
+  }
+  return v.replace(/\/+$/, '');
 }
 
 function positiveInt(flag: string, v: string): number {
@@ -100,11 +187,11 @@ function bool(flag: string, v: string): boolean {
   throw new ConfigError(`${flag} must be true or false, got "${v}"`);
 }
 
-function hostPort(v: string): [string, number] {
+function hostPort(v: string, flag: string): [string, number] {
   const i = v.lastIndexOf(':');
   const port = Number(v.slice(i + 1));
   if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`--metrics-bind-address must be host:port, got "${v}"`);
+    throw new ConfigError(`${flag} must be host:port, got "${v}"`);
   }
   return [v.slice(0, i) || '0.0.0.0', port];
 }

@@ -37,6 +37,7 @@ import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
 import { startInternalServer } from '../server/internal.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
+import { startApprovals } from './approval-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
 import {
@@ -77,6 +78,8 @@ async function main(): Promise<number> {
     return ExitCode.badFlags;
   }
   const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
+  // Whether this replica acts (the Lease's holder, or no election).
+  let leading = !config.leaderElect;
   const clock = systemClock;
   const kc = new KubeConfig();
   kc.loadFromDefault();
@@ -256,6 +259,23 @@ async function main(): Promise<number> {
     clock,
     logger: log,
   });
+  let approvalSide;
+  try {
+    approvalSide = await startApprovals({
+      config,
+      api,
+      rollouts: stores.rollouts,
+      events: recorder,
+      clock,
+      log,
+      registry: metrics.registry,
+      leading: () => leading,
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return ExitCode.badFlags;
+  }
   const reconciler = new RolloutReconciler({
     cache: { ...rolloutCache(stores), traffic: traffic.cache },
     api,
@@ -276,6 +296,7 @@ async function main(): Promise<number> {
       stormStarted: () => metrics.statusWriteStorms.inc(),
       writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
     },
+    onEvent: approvalSide.onEvent,
   });
 
   const runReconciler = new AnalysisRunReconciler({
@@ -292,7 +313,6 @@ async function main(): Promise<number> {
   });
 
   const stop = new AbortController();
-  let leading = !config.leaderElect;
   const server = await startInternalServer(
     metrics.registry,
     {
@@ -306,6 +326,7 @@ async function main(): Promise<number> {
 
   for (const informer of informers) informer.start();
   await Promise.all(informers.map((i) => i.synced));
+  await approvalSide.serve();
   log.info('caches synced', {
     rollouts: stores.rollouts.size,
     replicaSets: stores.replicaSets.size,
@@ -376,6 +397,7 @@ async function main(): Promise<number> {
         await Promise.all([workers, runWorkersDone]);
         await elector?.stop();
         await Promise.all(informers.map((i) => i.stop()));
+        await approvalSide.close();
         await recorder.flush();
         await server.close();
         clearTimeout(forced);

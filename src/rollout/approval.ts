@@ -17,7 +17,7 @@ import type {
   RolloutApprovalStatus,
 } from '../api/index.ts';
 import { parsePauseDuration } from './duration.ts';
-import type { Write } from './types.ts';
+import type { EventWrite, Write } from './types.ts';
 
 /** The approval step a Rollout waits at this pass. */
 export interface ApprovalWait {
@@ -96,7 +96,7 @@ export function takeRequests(i: RequestsInput): RequestsResult {
 }
 
 /** The event for a recorded decision (also used by the shell for link and Slack decisions). */
-export function recordEvent(r: ApprovalRecord): Write {
+export function recordEvent(r: ApprovalRecord): EventWrite {
   const comment = r.comment ? `: ${r.comment}` : '';
   const what = r.decision === 'Approve' ? 'Approved' : 'Rejected';
   return {
@@ -104,7 +104,7 @@ export function recordEvent(r: ApprovalRecord): Write {
     type: r.decision === 'Approve' ? 'Normal' : 'Warning',
     reason: r.decision === 'Approve' ? Reason.ApprovalRecorded : Reason.ApprovalRejected,
     message: `${what} by ${r.by} via ${r.via} at step ${r.step + 1} of revision ${r.revision}${comment}`,
-    subject: { step: r.step, revision: r.revision },
+    subject: { step: r.step, revision: r.revision, record: r },
   };
 }
 

@@ -5,6 +5,7 @@
 import type { PodMetadataPatch } from './pod-metadata.ts';
 import type { Refusal } from './progressing.ts';
 import type {
+  ApprovalRecord,
   AnalysisRun,
   AnalysisTemplate,
   Pod,
@@ -84,6 +85,8 @@ export type EventWrite = Extract<Write, { readonly kind: 'event' }>;
 export interface EventSubject {
   readonly step: number;
   readonly revision: string;
+  /** The decision an ApprovalRecorded/ApprovalRejected event reports. */
+  readonly record?: ApprovalRecord;
 }
 
 export interface Plan {

@@ -84,10 +84,15 @@ const benchmark: Benchmark = {
       const before = await sample();
       const queriesBefore = await promQueries();
       ctx.log(`  creating ${RUNS} AnalysisRuns of ${MEASUREMENTS} measurements each`);
+      // Runs start when rollouts reach their analysis, not all in the same millisecond: with
+      // BENCH_STAGGER=1 (default) their starts are spread over one interval; 0 starts them
+      // together, so every second all of them measure and write at once (the worst case).
+      const spread = process.env['BENCH_STAGGER'] === '0' ? 0 : INTERVAL_MS;
       await Promise.all(
-        Array.from({ length: RUNS }, (_, i) =>
-          http.json('POST', `${API}/namespaces/${NS}/analysisruns`, run(`run-${i}`)),
-        ),
+        Array.from({ length: RUNS }, async (_, i) => {
+          await new Promise((r) => setTimeout(r, (i * spread) / RUNS));
+          await http.json('POST', `${API}/namespaces/${NS}/analysisruns`, run(`run-${i}`));
+        }),
       );
       let peakRss = before.rss;
       let done = 0;

@@ -263,9 +263,9 @@ describe('AnalysisRunReconciler', () => {
     const read = t.stored().metadata.resourceVersion;
     const seeded = t.stored();
     // The cache shows the stored run, until the test makes it lag behind our write.
-    let view: AnalysisRun | undefined;
+    const lag: { view?: AnalysisRun } = {};
     const reconciler = new AnalysisRunReconciler({
-      cache: { analysisRun: () => view ?? t.stored() },
+      cache: { analysisRun: () => lag.view ?? t.stored() },
       api: t.api,
       events: { event: () => undefined },
       clock: t.clock,
@@ -279,7 +279,7 @@ describe('AnalysisRunReconciler', () => {
     assert.equal((write?.body as AnalysisRun).metadata.resourceVersion, read);
     // A cache that still shows the run as it was before our write: the next pass starts from what
     // it wrote, so nothing is due until the interval has passed.
-    view = seeded;
+    lag.view = seeded;
     const writes = statusWrites(t).length;
     const again = await reconciler.reconcile(KEY, t.stop.signal);
     assert.equal(again.requeueAfterMs, 10_000);

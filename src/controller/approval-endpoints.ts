@@ -1,0 +1,298 @@
+/**
+ * The approval endpoints of the external port: `/approvals/<token>` (a signed link: GET shows a
+ * confirmation page, POST decides) and `/slack/interactions` (the Approve/Reject buttons). Both
+ * end in one place: the decision is checked against the Rollout as the API server has it now
+ * (the same rules as the planner's for RolloutApprovals) and appended to `status.approvals` with
+ * a merge patch that carries the resourceVersion it was judged on, so two uses of one token, or
+ * a decision racing the rollout moving on, cannot both land. The planner then acts on the record.
+ */
+import type { ApprovalClaims } from '../approval/index.ts';
+import {
+  APPROVE_ACTION_ID,
+  parseSlackInteraction,
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+  verifyApprovalToken,
+  verifySlackSignature,
+} from '../approval/index.ts';
+import { APPROVALS_FIELD_MANAGER } from '../api/index.ts';
+import type { ApprovalRecord, Approvers, Rollout } from '../api/index.ts';
+import { isConflict } from '../kube/errors.ts';
+import type { KubeApi } from '../kube/kube-api.ts';
+import type { Logger } from '../kube/log.ts';
+import { Resources } from '../kube/resources.ts';
+import {
+  anyoneMay,
+  describeApprovers,
+  judgeApproval,
+  recordEvent,
+  refusalFor,
+  slackUserAllowed,
+  storedApprovalContext,
+} from '../rollout/approval.ts';
+import { stepLabel } from '../rollout/steps.ts';
+import type { ExternalRequest, ExternalResponse, Route } from '../server/external.ts';
+import { html, text } from '../server/external.ts';
+import { confirmationPage, resultPage } from '../server/pages.ts';
+import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
+
+export interface ApprovalEndpointDeps {
+  readonly api: KubeApi;
+  /** The Rollout from the informer cache (GET pages read it; decisions read the server). */
+  readonly cached: (namespace: string, name: string) => Rollout | undefined;
+  /** Link signing keys, newest first; empty when links are not configured. */
+  readonly keys: () => readonly Buffer[];
+  readonly slackSigningSecret: () => string | undefined;
+  readonly events: EventSink;
+  readonly now: () => number;
+  readonly log: Logger;
+  /** A decision landed, with the event that says so (notifications are made from it). */
+  readonly onRecorded?: (rollout: Rollout, event: PlannedEvent) => void;
+}
+
+const TOKEN_PATH = /^\/approvals\/([A-Za-z0-9._-]{1,1024})$/;
+const SLACK_PATH = /^\/slack\/interactions$/;
+const MAX_COMMENT = 1024;
+const CONFLICT_RETRIES = 3;
+
+export function approvalRoutes(deps: ApprovalEndpointDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      pattern: TOKEN_PATH,
+      acts: false,
+      handle: (r) => Promise.resolve(showLink(deps, r)),
+    },
+    { method: 'POST', pattern: TOKEN_PATH, acts: true, handle: (r) => useLink(deps, r) },
+    { method: 'POST', pattern: SLACK_PATH, acts: true, handle: (r) => slackAction(deps, r) },
+  ];
+}
+
+/** A refusal, said once: as a page for links, as text for Slack. */
+interface Refused {
+  readonly status: number;
+  readonly title: string;
+  readonly message: string;
+}
+
+type Checked = { ok: true; claims: ApprovalClaims } | { ok: false; refused: Refused };
+
+function checkToken(deps: ApprovalEndpointDeps, token: string): Checked {
+  const keys = deps.keys();
+  if (keys.length === 0) {
+    return { ok: false, refused: no(404, 'Not available', 'Approval links are not enabled.') };
+  }
+  const verified = verifyApprovalToken(token, keys, Math.floor(deps.now() / 1000));
+  if (verified.ok) return { ok: true, claims: verified.claims };
+  const expired = verified.error.code === 'SW_APPROVAL_TOKEN_EXPIRED';
+  return {
+    ok: false,
+    refused: expired
+      ? no(410, 'Link expired', 'This approval link has expired. Ask for a new one.')
+      : no(400, 'Invalid link', 'This approval link is not valid.'),
+  };
+}
+
+/** GET: reads the cache, never writes (chat apps and scanners fetch every link). */
+function showLink(deps: ApprovalEndpointDeps, req: ExternalRequest): ExternalResponse {
+  const checked = checkToken(deps, req.params[0] ?? '');
+  if (!checked.ok) return page(checked.refused);
+  const c = checked.claims;
+  const rollout = deps.cached(c.namespace, c.name);
+  if (rollout === undefined) return page(notFound(c));
+  const refused = refusal(rollout, c, `link:${c.id}`, (a) => anyoneMay(a));
+  if (refused !== undefined) return page(refused);
+  const ctx = storedApprovalContext(rollout);
+  const step = ctx.waiting?.step ?? {};
+  const pause = rollout.status?.pauseConditions?.find((p) => p.reason === 'AwaitingApproval');
+  const outcome = ctx.waiting
+    ? judgeApproval(ctx.waiting, ctx.records, Date.parse(pause?.startTime ?? ''), deps.now())
+    : undefined;
+  const steps = rollout.spec.strategy.canary?.steps ?? [];
+  return html(
+    200,
+    confirmationPage({
+      decision: c.decision,
+      namespace: c.namespace,
+      rollout: c.name,
+      step: `${c.step + 1}/${steps.length} (${stepLabel(steps[c.step])})`,
+      revision: c.revision,
+      asked: describeApprovers(step.approvers ?? {}),
+      ...(step.message ? { prompt: step.message } : {}),
+      timeLeft: minutesLeft(c.expiresAt * 1000 - deps.now()),
+      approvalsSoFar: `${outcome?.kind === 'waiting' ? outcome.approvals : 0} of ${step.minApprovals ?? 1}`,
+    }),
+  );
+}
+
+async function useLink(
+  deps: ApprovalEndpointDeps,
+  req: ExternalRequest,
+): Promise<ExternalResponse> {
+  const checked = checkToken(deps, req.params[0] ?? '');
+  if (!checked.ok) return page(checked.refused);
+  const c = checked.claims;
+  const form = new URLSearchParams(req.rawBody.toString('utf8'));
+  const comment = (form.get('comment') ?? '').trim().slice(0, MAX_COMMENT);
+  const result = await decide(deps, c, {
+    by: `link:${c.id}`,
+    via: 'link',
+    ref: `link:${c.id}`,
+    comment,
+    allowed: (a) => anyoneMay(a),
+  });
+  if (!result.ok) return page(result.refused);
+  const what = c.decision === 'Approve' ? 'Approved' : 'Rejected';
+  return page({
+    status: 200,
+    title: what,
+    message: `${what}: ${c.namespace}/${c.name}, step ${c.step + 1} of revision ${c.revision}. The rollout ${c.decision === 'Approve' ? 'moves on once enough approvals are in' : 'goes back to its stable version'}.`,
+  });
+}
+
+async function slackAction(
+  deps: ApprovalEndpointDeps,
+  req: ExternalRequest,
+): Promise<ExternalResponse> {
+  const secret = deps.slackSigningSecret();
+  if (secret === undefined) return text(404, 'Slack interactions are not enabled');
+  const signed = verifySlackSignature(
+    {
+      timestamp: req.headers[SLACK_TIMESTAMP_HEADER],
+      signature: req.headers[SLACK_SIGNATURE_HEADER],
+      rawBody: req.rawBody,
+    },
+    secret,
+    Math.floor(deps.now() / 1000),
+  );
+  if (!signed.ok) {
+    deps.log.warn('Slack request refused', { code: signed.error.code });
+    return text(401, signed.error.message);
+  }
+  const parsed = parseSlackInteraction(req.rawBody);
+  if (!parsed.ok) return text(400, parsed.error.message);
+  const action = parsed.action;
+  const checked = checkToken(deps, action.value);
+  if (!checked.ok) return slackReply(`This button no longer works: ${checked.refused.message}`);
+  const c = checked.claims;
+  const pressed = action.actionId === APPROVE_ACTION_ID ? 'Approve' : 'Reject';
+  if (pressed !== c.decision) return text(400, 'the button and its token disagree');
+  const result = await decide(deps, c, {
+    by: action.userId,
+    via: 'slack',
+    ref: `slack:${c.id}:${action.userId}`,
+    comment: '',
+    allowed: (a) => slackUserAllowed(a, action.userId),
+  });
+  if (!result.ok) return slackReply(result.refused.message);
+  return slackReply(`${c.decision === 'Approve' ? 'Approved' : 'Rejected'} by <@${action.userId}>`);
+}
+
+/** Slack shows nothing of a 200's body for button presses; it is there for logs and tests. */
+function slackReply(message: string): ExternalResponse {
+  return {
+    status: 200,
+    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text: message }),
+    contentType: 'application/json; charset=utf-8',
+  };
+}
+
+interface Decider {
+  readonly by: string;
+  readonly via: 'link' | 'slack';
+  readonly ref: string;
+  readonly comment: string;
+  readonly allowed: (a: Approvers) => boolean;
+}
+
+type Decided = { ok: true; record: ApprovalRecord } | { ok: false; refused: Refused };
+
+/** Judges the decision on the Rollout as stored now and records it; retries a lost race. */
+async function decide(deps: ApprovalEndpointDeps, c: ApprovalClaims, d: Decider): Promise<Decided> {
+  for (let attempt = 0; ; attempt++) {
+    const rollout = await deps.api.get<Rollout & { metadata: object }>(
+      Resources.Rollout,
+      c.namespace,
+      c.name,
+    );
+    if (rollout === undefined) return { ok: false, refused: notFound(c) };
+    const refused = refusal(rollout, c, d.ref, d.allowed, d.by);
+    if (refused !== undefined) return { ok: false, refused };
+    const record: ApprovalRecord = {
+      step: c.step,
+      revision: c.revision,
+      decision: c.decision,
+      by: d.by,
+      via: d.via,
+      at: new Date(deps.now()).toISOString(),
+      ...(d.comment ? { comment: d.comment } : {}),
+      ref: d.ref,
+    };
+    try {
+      await deps.api.patchMerge(
+        Resources.Rollout,
+        c.namespace,
+        c.name,
+        {
+          metadata: { resourceVersion: rollout.metadata.resourceVersion },
+          status: { approvals: [...(rollout.status?.approvals ?? []), record] },
+        },
+        { subresource: 'status', fieldManager: APPROVALS_FIELD_MANAGER },
+      );
+    } catch (err) {
+      if (isConflict(err) && attempt < CONFLICT_RETRIES) continue;
+      throw err;
+    }
+    const event = recordEvent(record);
+    deps.events.event(rollout, event.type, event.reason, event.message);
+    deps.onRecorded?.(rollout, event);
+    deps.log.info('approval recorded', {
+      rollout: `${c.namespace}/${c.name}`,
+      decision: c.decision,
+      via: d.via,
+      by: d.by,
+      step: c.step,
+      revision: c.revision,
+    });
+    return { ok: true, record };
+  }
+}
+
+/** Why this token cannot decide on `rollout` now; undefined: it can. */
+function refusal(
+  rollout: Rollout,
+  c: ApprovalClaims,
+  ref: string,
+  allowed: (a: Approvers) => boolean,
+  by = ref,
+): Refused | undefined {
+  if (rollout.metadata.uid !== c.rolloutUid) {
+    return no(410, 'Link expired', 'This link is for an earlier Rollout of that name.');
+  }
+  const ctx = storedApprovalContext(rollout);
+  const used = ctx.records.find((r) => r.ref === ref);
+  if (used !== undefined) {
+    return no(409, 'Already used', `This was already used: ${used.decision} at ${used.at}.`);
+  }
+  const refused = refusalFor({ revision: c.revision, step: c.step, by, allowed }, ctx);
+  return refused === undefined ? undefined : no(409, 'Not accepted', refused.message);
+}
+
+const no = (status: number, title: string, message: string): Refused => ({
+  status,
+  title,
+  message,
+});
+
+const notFound = (c: ApprovalClaims): Refused =>
+  no(404, 'Not found', `Rollout ${c.namespace}/${c.name} was not found.`);
+
+function page(r: Refused): ExternalResponse {
+  return html(r.status, resultPage(r.title, r.message));
+}
+
+function minutesLeft(ms: number): string {
+  if (ms <= 0) return 'none';
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}
