@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadAll } from 'js-yaml';
 import type { ApprovalStep, RolloutApproval } from '../../src/api/index.ts';
+import { newTokenId, signApprovalToken } from '../../src/approval/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
+import { freeLoopbackPorts } from '../cluster/ports.ts';
+import {
+  blockActionsPayload,
+  SlackApiDouble,
+  signedSlackInteraction,
+} from '../fixtures/slack-api-double.ts';
+import type { RecordedCall } from '../fixtures/slack-api-double.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
@@ -32,7 +40,12 @@ import {
 } from './support/rollouts.ts';
 
 const GROUP = '/apis/stepwise.dev/v1alpha1';
+const SLACK_TOKEN = 'xoxb-test-0000';
+const SLACK_SECRET = 'e2e-slack-signing-secret';
+const SIGNING_KEY = Buffer.alloc(32, 42);
 let controller: ControllerProcess;
+let slack: SlackApiDouble;
+let external = '';
 const people: Record<'alice' | 'bob' | 'carol', KubeHttp> = {} as never;
 
 /** Server-side applies every object of a YAML file in deploy/ (cluster-scoped ones only). */
@@ -101,13 +114,16 @@ function answered(ns: string, name: string): Promise<RolloutApproval> {
 }
 
 /** A Rollout of 4 pods whose second revision waits at an approval step (index 1). */
-async function waitingRollout(ns: string, approval: ApprovalStep) {
-  await createRollout(
-    ns,
-    rolloutBody('web', {
-      strategy: { canary: { steps: [{ setWeight: 25 }, { approval }, { setWeight: 50 }] } },
-    }),
-  );
+async function waitingRollout(
+  ns: string,
+  approval: ApprovalStep,
+  annotations: Record<string, string> = {},
+) {
+  const body = rolloutBody('web', {
+    strategy: { canary: { steps: [{ setWeight: 25 }, { approval }, { setWeight: 50 }] } },
+  });
+  body.metadata.annotations = annotations;
+  await createRollout(ns, body);
   await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
   await setImage(ns, 'web', 'app:2');
   return waitForRollout(
@@ -136,9 +152,109 @@ before(async () => {
     },
     { timeoutMs: 30_000, intervalMs: 200 },
   );
-  controller = await startController();
+  // The notification Secret, a Slack API double, and the external port people reach.
+  slack = await SlackApiDouble.start({ token: SLACK_TOKEN, channels: ['C0RELEASE'] });
+  const system = await testNamespace('stepwise-system');
+  await http.json('POST', `/api/v1/namespaces/${system}/secrets`, {
+    metadata: { name: 'notify' },
+    data: { 'approval-signing-key': SIGNING_KEY.toString('base64') },
+    stringData: {
+      'slack-token': SLACK_TOKEN,
+      'slack-signing-secret': SLACK_SECRET,
+      'webhook-audit-url': slack.hookUrl('audit'),
+    },
+  });
+  const { port } = await freeLoopbackPorts(['port']);
+  external = `http://127.0.0.1:${port}`;
+  controller = await startController({
+    args: [
+      '--leader-elect=false',
+      `--external-bind-address=127.0.0.1:${port}`,
+      `--public-url=${external}`,
+      `--notifications-secret=${system}/notify`,
+      `--slack-api-url=${slack.apiUrl}`,
+    ],
+  });
 });
-after(() => controller.kill());
+after(async () => {
+  await controller.kill();
+  await slack.close();
+});
+
+const NOTIFY = {
+  'notifications.stepwise.dev/webhook': 'audit',
+  'notifications.stepwise.dev/slack-channel': 'C0RELEASE',
+};
+
+interface HookBody {
+  kind: string;
+  rollout: { namespace: string; name: string };
+  approval?: { approveUrl?: string; rejectUrl?: string } | null;
+}
+
+/** The first call to the Slack double matching `pred` (calls wake the waiter; no polling). */
+async function call(what: string, pred: (c: RecordedCall) => boolean): Promise<RecordedCall> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = slack.calls.find(pred);
+    if (found) return found;
+    const left = deadline - Date.now();
+    if (left <= 0)
+      throw new Error(`no ${what} in 30 s; calls: ${slack.calls.map((c) => c.path).join(' ')}`);
+    await Promise.race([
+      slack.waitForCalls(slack.calls.length + 1),
+      new Promise((r) => setTimeout(r, left)),
+    ]);
+  }
+}
+
+/** The generic webhook call of `kind` about `ns/web`. */
+async function hook(ns: string, kind: string): Promise<HookBody> {
+  const found = await call(`webhook ${kind}`, (c) => {
+    const b = c.body as HookBody;
+    return c.path === '/hook/audit' && b.kind === kind && b.rollout?.namespace === ns;
+  });
+  return found.body as HookBody;
+}
+
+const about = (c: RecordedCall, ns: string, path: string): boolean =>
+  c.path === path && JSON.stringify(c.body).includes(ns);
+
+/** The awaiting-approval message posted to Slack about `ns` (its buttons carry the tokens). */
+async function approvalPost(ns: string): Promise<{ blocks: unknown }> {
+  const posted = await call(
+    'approval message',
+    (c) =>
+      about(c, ns, '/api/chat.postMessage') && JSON.stringify(c.body).includes('stepwise_approve'),
+  );
+  return posted.body as { blocks: unknown };
+}
+
+/** The chat.update that closed the approval message about `ns`. */
+async function approvalClosed(ns: string): Promise<RecordedCall> {
+  return call('approval message update', (c) => about(c, ns, '/api/chat.update'));
+}
+
+function buttonValue(blocks: unknown, actionId: string): string {
+  type Block = { elements?: { action_id?: string; value?: string }[] };
+  const buttons = (blocks as Block[]).flatMap((b) => b.elements ?? []);
+  const value = buttons.find((e) => e.action_id === actionId)?.value;
+  if (!value) throw new Error(`no ${actionId} button in ${JSON.stringify(blocks)}`);
+  return value;
+}
+
+function pressButton(userId: string, actionId: string, value: string) {
+  const req = signedSlackInteraction(
+    blockActionsPayload({ userId, actionId, value, channelId: 'C0RELEASE' }),
+    SLACK_SECRET,
+    Math.floor(Date.now() / 1000),
+  );
+  return fetch(`${external}/slack/interactions`, {
+    method: 'POST',
+    headers: req.headers,
+    body: req.body,
+  });
+}
 
 describe('who may approve is the API server’s business', () => {
   it('an approver approves without rights to edit Rollouts; forgeries and strangers are refused', async () => {
@@ -283,5 +399,98 @@ describe('what a decision does', () => {
       (await waitForRollout(ns, 'web', 'still at step 0', () => true)).status?.currentStepIndex,
       0,
     );
+  });
+});
+
+describe('from a link or a Slack button, through the external port', () => {
+  it('a signed link: GET confirms without acting, POST approves once, the rollout moves on', async () => {
+    const ns = await testNamespace('approve-link');
+    await waitingRollout(ns, { timeout: '10m', message: 'check the error rate' }, NOTIFY);
+    const asked = await hook(ns, 'awaiting-approval');
+    const url = asked.approval?.approveUrl ?? '';
+    assert.ok(url.startsWith(`${external}/approvals/`), url);
+
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /Approve web\?/);
+    assert.match(html, /check the error rate/);
+    const still = await waitForRollout(ns, 'web', 'still waiting', phase('Paused'));
+    assert.equal(still.status?.approvals, undefined, 'a GET changes nothing');
+
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'comment=from+the+link',
+    });
+    assert.equal(res.status, 200, await res.text());
+    const done = await waitForRollout(ns, 'web', 'Healthy after the link', phase('Healthy'));
+    const [record] = done.status?.approvals ?? [];
+    assert.equal(record?.via, 'link');
+    assert.equal(record?.comment, 'from the link');
+    assert.match(record?.by ?? '', /^link:/);
+    await hook(ns, 'completed');
+
+    const again = await fetch(url, { method: 'POST' });
+    assert.equal(again.status, 409, 'single use');
+    // The Slack message lost its buttons and says who decided.
+    const closed = await approvalClosed(ns);
+    assert.ok(!JSON.stringify(closed.body).includes('stepwise_approve'));
+    assert.match(JSON.stringify(closed.body), /link:/);
+  });
+
+  it('forged and wrong-step tokens are refused by the controller and nothing moves', async () => {
+    const ns = await testNamespace('approve-forged');
+    const waiting = await waitingRollout(ns, {}, NOTIFY);
+    const claims = {
+      rolloutUid: waiting.metadata.uid ?? '',
+      namespace: ns,
+      name: 'web',
+      revision: waiting.status?.currentPodHash ?? '',
+      step: 1,
+      decision: 'Approve' as const,
+      expiresAt: Math.floor(Date.now() / 1000) + 600,
+      id: newTokenId(),
+    };
+    const forged = signApprovalToken(claims, Buffer.alloc(32, 1));
+    assert.equal((await fetch(`${external}/approvals/${forged}`, { method: 'POST' })).status, 400);
+    const wrongStep = signApprovalToken({ ...claims, step: 0 }, SIGNING_KEY);
+    const res = await fetch(`${external}/approvals/${wrongStep}`, { method: 'POST' });
+    assert.equal(res.status, 409);
+    assert.match(
+      await res.text(),
+      /is for step 1, but rollout &#39;web&#39; waits for approval at step 2/,
+    );
+    const still = await waitForRollout(ns, 'web', 'still waiting', phase('Paused'));
+    assert.equal(still.status?.approvals, undefined);
+  });
+
+  it('a Slack button: a user not listed is refused, a listed one approves and the message is closed', async () => {
+    const ns = await testNamespace('approve-slack');
+    await waitingRollout(ns, { approvers: { slackUsers: ['U0ALICE1'] } }, NOTIFY);
+    const asked = await hook(ns, 'awaiting-approval');
+    assert.equal(asked.approval?.approveUrl ?? null, null, 'no link: the step names its approvers');
+    const posted = await approvalPost(ns);
+    const token = buttonValue(posted.blocks, 'stepwise_approve');
+
+    const mallory = await pressButton('U0MALLORY', 'stepwise_approve', token);
+    assert.equal(mallory.status, 200);
+    assert.match(await mallory.text(), /U0MALLORY is not among the approvers/);
+    const unsigned = await fetch(`${external}/slack/interactions`, {
+      method: 'POST',
+      body: 'payload=%7B%7D',
+    });
+    assert.equal(unsigned.status, 401);
+
+    const alice = await pressButton('U0ALICE1', 'stepwise_approve', token);
+    assert.equal(alice.status, 200);
+    const done = await waitForRollout(ns, 'web', 'Healthy after Slack', phase('Healthy'));
+    assert.deepEqual(
+      done.status?.approvals?.map((r) => [r.by, r.via]),
+      [['U0ALICE1', 'slack']],
+    );
+    const closed = await approvalClosed(ns);
+    assert.match(JSON.stringify(closed.body), /U0ALICE1/);
+    assert.ok(!JSON.stringify(closed.body).includes('stepwise_approve'));
   });
 });
