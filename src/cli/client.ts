@@ -8,10 +8,12 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type * as K8s from '@kubernetes/client-node';
 import type { AnalysisRun } from '../api/analysis.ts';
+import type { RolloutApproval } from '../api/approval.ts';
 import {
   ANALYSIS_RUN_PLURAL,
   GROUP,
   PLUGIN_FIELD_MANAGER,
+  ROLLOUT_APPROVAL_PLURAL,
   ROLLOUT_PLURAL,
   VERSION,
 } from '../api/keys.ts';
@@ -32,7 +34,8 @@ export interface ObjectList<T> {
   resourceVersion: string;
 }
 
-export type WatchResource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns';
+export type WatchResource =
+  'rollouts' | 'replicasets' | 'pods' | 'analysisruns' | 'rolloutapprovals';
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -62,6 +65,9 @@ export interface KubeClient {
   listAnalysisRuns(namespace: string): Promise<ObjectList<AnalysisRun>>;
   /** JSON merge patch on /status under the plugin's field manager. */
   patchRolloutStatus(namespace: string, name: string, patch: object): Promise<Rollout>;
+  /** Who the API server says we are (SelfSubjectReview: kubectl auth whoami). */
+  whoAmI(): Promise<{ username: string; groups: string[] }>;
+  createRolloutApproval(namespace: string, body: RolloutApproval): Promise<RolloutApproval>;
   watch(
     resource: WatchResource,
     namespace: string,
@@ -171,7 +177,10 @@ export async function connect(
     replicasets: (ns) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
     pods: (ns) => `/api/v1/namespaces/${ns}/pods`,
     analysisruns: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ANALYSIS_RUN_PLURAL}`,
+    rolloutapprovals: (ns) =>
+      `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_APPROVAL_PLURAL}`,
   };
+  const auth = kc.makeApiClient(k8s.AuthenticationV1Api);
   const ar = { group: GROUP, version: VERSION, plural: ANALYSIS_RUN_PLURAL };
 
   return {
@@ -229,6 +238,28 @@ export async function connect(
             { ...ro, namespace, name, body, fieldManager: PLUGIN_FIELD_MANAGER },
             mergePatch,
           )) as Rollout,
+      ),
+    whoAmI: () =>
+      call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
+        const review = await auth.createSelfSubjectReview({
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        });
+        const user = review.status?.userInfo;
+        if (!user?.username) throw new CliError('the API server did not say who you are');
+        return { username: user.username, groups: user.groups ?? [] };
+      }),
+    createRolloutApproval: (namespace, body) =>
+      call(
+        { verb: 'create', resource: ROLLOUT_APPROVAL_PLURAL, namespace },
+        async () =>
+          (await custom.createNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            plural: ROLLOUT_APPROVAL_PLURAL,
+            namespace,
+            body,
+            fieldManager: PLUGIN_FIELD_MANAGER,
+          })) as RolloutApproval,
       ),
     watch(resource, namespace, query, onEvent) {
       let controller: AbortController | undefined;

@@ -7,6 +7,7 @@ import { registerGet } from './commands/get.ts';
 import { registerList } from './commands/list.ts';
 import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
+import { registerApprove } from './commands/approve.ts';
 import { registerRetry } from './commands/retry.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
@@ -45,15 +46,19 @@ Examples:
   kubectl stepwise list rollouts -A            every rollout in the cluster
   kubectl stepwise promote web                 resume a pause or skip the current step
   kubectl stepwise promote web --full          skip all remaining steps
+  kubectl stepwise approve web -c "p99 flat"   approve the approval step it waits at
+  kubectl stepwise reject web -c "errors up"   reject it: the update is aborted
   kubectl stepwise abort web                   go back to stable
   kubectl stepwise retry rollout web           start an aborted update again
-  kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)`,
+  kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)
+  kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked`,
   );
   for (const register of [
     registerGet,
     registerList,
     registerPromote,
     registerAbort,
+    registerApprove,
     registerRetry,
     registerStatus,
     registerVersion,

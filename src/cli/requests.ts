@@ -58,6 +58,12 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
       message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update or '${cli} promote ${name} --full' to skip to the end`,
     };
   }
+  if (st.pauseConditions?.some((c) => c.reason === 'AwaitingApproval')) {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' waits for approval at step ${(index ?? 0) + 1}; use '${cli} approve ${name}' (recorded with your name), or '${cli} promote ${name} --full' to skip all steps`,
+    };
+  }
   if (paused) {
     return {
       kind: 'patch',

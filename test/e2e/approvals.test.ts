@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { loadAll } from 'js-yaml';
 import type { ApprovalStep, RolloutApproval } from '../../src/api/index.ts';
@@ -40,6 +41,34 @@ import {
 } from './support/rollouts.ts';
 
 const GROUP = '/apis/stepwise.dev/v1alpha1';
+const BIN = join(REPO_ROOT, '.stepwise', 'bin');
+const kubeconfigs: Record<string, string> = {};
+
+/** `kubectl stepwise ARGS` as `user` (their own client certificate), through kubectl's plugin
+ *  mechanism (.stepwise/bin first on PATH; `make plugin` writes the shim). */
+function pluginAs(
+  user: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      KUBECONFIG: kubeconfigs[user],
+      PATH: `${BIN}:${process.env.PATH ?? ''}`,
+    };
+    delete env.FORCE_COLOR;
+    const child = spawn('kubectl', ['stepwise', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 const SLACK_TOKEN = 'xoxb-test-0000';
 const SLACK_SECRET = 'e2e-slack-signing-secret';
 const SIGNING_KEY = Buffer.alloc(32, 42);
@@ -138,9 +167,13 @@ before(async () => {
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
   await applyDeployFile('rbac/rbac.yaml');
-  people.alice = new KubeHttp(readCredentials(await userKubeconfig('alice', ['release'])));
-  people.bob = new KubeHttp(readCredentials(await userKubeconfig('bob')));
-  people.carol = new KubeHttp(readCredentials(await userKubeconfig('carol')));
+  kubeconfigs.alice = await userKubeconfig('alice', ['release']);
+  kubeconfigs.bob = await userKubeconfig('bob');
+  kubeconfigs.carol = await userKubeconfig('carol');
+  kubeconfigs.dave = await userKubeconfig('dave');
+  people.alice = new KubeHttp(readCredentials(kubeconfigs.alice));
+  people.bob = new KubeHttp(readCredentials(kubeconfigs.bob));
+  people.carol = new KubeHttp(readCredentials(kubeconfigs.carol));
   // The API server compiles a new policy in the background: wait until it refuses a forgery.
   const ns = await testNamespace('approval-policy');
   await bindApprover(ns, 'alice');
@@ -492,5 +525,96 @@ describe('from a link or a Slack button, through the external port', () => {
     const closed = await approvalClosed(ns);
     assert.match(JSON.stringify(closed.body), /U0ALICE1/);
     assert.ok(!JSON.stringify(closed.body).includes('stepwise_approve'));
+  });
+});
+
+describe('from the plugin, as the people they are', () => {
+  it('waits for approval in CI, shows who is asked, and records two people before moving on', async () => {
+    const ns = await testNamespace('approve-plugin');
+    for (const user of ['alice', 'carol', 'dave']) await bindApprover(ns, user);
+    const approval = { minApprovals: 2, approvers: { users: ['alice', 'dave'] }, timeout: '10m' };
+    const body = rolloutBody('web', {
+      strategy: { canary: { steps: [{ setWeight: 25 }, { approval }, { setWeight: 50 }] } },
+    });
+    await createRollout(ns, body);
+    await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+    const ci = pluginAs('alice', [
+      'status',
+      'web',
+      '-n',
+      ns,
+      '--until',
+      'awaiting-approval',
+      '--timeout',
+      '60s',
+    ]);
+    await setImage(ns, 'web', 'app:2');
+    const waited = await ci;
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.match(waited.stdout, /Paused - AwaitingApproval/);
+
+    const shown = await pluginAs('alice', ['get', 'rollout', 'web', '-n', ns]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(
+      shown.stdout,
+      /Awaiting:\s+step 2\/3: 0 of 2 from users alice, dave \(\d+m left, then abort\)/,
+    );
+
+    const stranger = await pluginAs('bob', ['approve', 'web', '-n', ns]);
+    assert.equal(stranger.code, 1);
+    assert.match(stranger.stderr, /^Error: forbidden: user "bob" cannot get rollouts/);
+    const unlisted = await pluginAs('carol', ['approve', 'web', '-n', ns]);
+    assert.equal(unlisted.code, 1);
+    assert.match(unlisted.stderr, /refused \(NotAnApprover\): carol is not among the approvers/);
+    const promote = await pluginAs('alice', ['promote', 'web', '-n', ns]);
+    assert.equal(promote.code, 1);
+    assert.match(
+      promote.stderr,
+      /waits for approval at step 2; use 'kubectl stepwise approve web'/,
+    );
+
+    const first = await pluginAs('alice', ['approve', 'web', '-n', ns, '-c', 'dashboards flat']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /approval of rollout 'web' step 2 recorded as alice/);
+    const twice = await pluginAs('alice', ['approve', 'web', '-n', ns]);
+    assert.match(twice.stderr, /refused \(AlreadyDecided\)/);
+    const second = await pluginAs('dave', ['approve', 'web', '-n', ns]);
+    assert.equal(second.code, 0, second.stderr);
+    const done = await waitForRollout(ns, 'web', 'Healthy after two approvals', phase('Healthy'));
+    assert.deepEqual(
+      done.status?.approvals?.map((r) => [r.by, r.via, r.comment]),
+      [
+        ['alice', 'plugin', 'dashboards flat'],
+        ['dave', 'plugin', undefined],
+      ],
+    );
+    const after = await pluginAs('alice', ['get', 'rollout', 'web', '-n', ns]);
+    assert.match(
+      after.stdout,
+      /Approvals:\s+step 2: approved by alice via plugin at .* — dashboards flat/,
+    );
+    assert.match(after.stdout, /step 2: approved by dave via plugin/);
+  });
+
+  it('reject from the plugin aborts the update', async () => {
+    const ns = await testNamespace('reject-plugin');
+    await bindApprover(ns, 'alice');
+    await waitingRollout(ns, {});
+    const r = await pluginAs('alice', ['reject', 'web', '-n', ns, '-c', 'errors up']);
+    assert.equal(r.code, 0, r.stderr);
+    const aborted = await waitForRollout(ns, 'web', 'aborted', phase('Degraded'));
+    assert.match(
+      aborted.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+      /rejected by alice via plugin at step 2\/3: errors up/,
+    );
+  });
+});
+
+describe('secrets stay secret', () => {
+  it('the Slack token, signing secret, signing key and link tokens never reach the log', () => {
+    const text = controller.logs.map((l) => JSON.stringify(l)).join('\n');
+    for (const secret of [SLACK_TOKEN, SLACK_SECRET, SIGNING_KEY.toString('base64'), 'v1.ey']) {
+      assert.ok(!text.includes(secret), `log contains ${secret.slice(0, 6)}…`);
+    }
   });
 });

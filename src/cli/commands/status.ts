@@ -19,7 +19,11 @@ export interface StatusOptions {
   /** ms; 0 = no timeout */
   timeoutMs: number;
   successOnPause: boolean;
+  /** Exit 0 as soon as the rollout waits for people at an approval step. */
+  successOnAwaitingApproval?: boolean;
 }
+
+const UNTIL = ['healthy', 'paused', 'awaiting-approval'] as const;
 
 export const rolloutSource = (client: KubeClient, namespace: string, name: string) => {
   const fieldSelector = `metadata.name=${name}`;
@@ -64,6 +68,13 @@ export async function runStatus(
     if (phase.phase === 'Healthy') finish(0);
     else if (phase.phase === 'Degraded') finish(new CliError(DEGRADED_PREFIX + phase.message));
     else if (phase.phase === 'Paused' && opts.successOnPause) finish(0);
+    else if (
+      phase.phase === 'Paused' &&
+      phase.message === 'AwaitingApproval' &&
+      opts.successOnAwaitingApproval
+    ) {
+      finish(0);
+    }
   };
   const mirror = new Mirror<Rollout>(rolloutSource(client, namespace, name), {
     onChange: () => check(mirror.values[0]),
@@ -99,13 +110,21 @@ export const registerStatus: Registrar = (program, deps, act) => {
     .option('-w, --watch [bool]', 'watch until a final state (true|false)', parseBool, true)
     .option('-t, --timeout <duration>', 'give up after this long (30s, 5m; 0 = never)', '0')
     .option('--success-on-pause', 'exit 0 when the rollout reaches Paused (for CI)')
+    .option(
+      '--until <state>',
+      `exit 0 at: ${UNTIL.join(' | ')} (awaiting-approval: people are asked, for CI)`,
+      'healthy',
+    )
     .action(
       act(
         async (
           name: string,
-          opts: { watch: boolean; timeout: string; successOnPause?: boolean },
+          opts: { watch: boolean; timeout: string; successOnPause?: boolean; until: string },
           cmd: Command,
         ) => {
+          if (!(UNTIL as readonly string[]).includes(opts.until)) {
+            throw new CliError(`--until takes ${UNTIL.join(', ')}, not "${opts.until}"`);
+          }
           const timeoutMs = parseDuration(opts.timeout);
           if (timeoutMs === undefined) {
             throw new CliError(
@@ -116,7 +135,8 @@ export const registerStatus: Registrar = (program, deps, act) => {
           return runStatus(deps, client, namespace, name, {
             watch: opts.watch,
             timeoutMs,
-            successOnPause: !!opts.successOnPause,
+            successOnPause: !!opts.successOnPause || opts.until === 'paused',
+            successOnAwaitingApproval: opts.until === 'awaiting-approval',
           });
         },
       ),

@@ -15,6 +15,7 @@ import type { PodLike, ReplicaSetLike } from './objects.ts';
 import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
 import type { IconHealth } from './icons.ts';
+import { pendingApproval, pendingText, recordedApprovals, recordText } from '../approvals.ts';
 
 export type Health = IconHealth;
 export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
@@ -134,6 +135,10 @@ export interface RolloutInfo {
   replicas: { desired: number; current: number; updated: number; ready: number; available: number };
   created: number | undefined;
   revisions: RevisionInfo[];
+  /** The approval the rollout waits for, as one line; undefined when not waiting. */
+  approval?: string;
+  /** Decisions on record for the current revision, one line each. */
+  approvals: string[];
 }
 
 const ownedBy = (
@@ -253,6 +258,15 @@ export function rolloutInfo(
     },
     created: toTime(ro.metadata.creationTimestamp),
     revisions,
+    ...approvalLines(ro, now),
+  };
+}
+
+function approvalLines(ro: Rollout, now: number): { approval?: string; approvals: string[] } {
+  const pending = pendingApproval(ro, now);
+  return {
+    ...(pending !== undefined ? { approval: pendingText(pending) } : {}),
+    approvals: recordedApprovals(ro).map(recordText),
   };
 }
 

@@ -42,6 +42,11 @@ export function renderHeader(info: RolloutInfo, paint: Paint = noColor): string 
   lines.push(['  Updated:', String(r.updated)]);
   lines.push(['  Ready:', String(r.ready)]);
   lines.push(['  Available:', String(r.available)]);
+  if (info.approval !== undefined) lines.push(['Awaiting:', info.approval]);
+  if (info.approvals.length > 0) {
+    lines.push(['Approvals:', info.approvals[0] ?? '']);
+    for (const line of info.approvals.slice(1)) lines.push(['', line]);
+  }
   const width = 17;
   return lines.map(([k, v]) => (v ? k.padEnd(width) + v : k)).join('\n');
 }

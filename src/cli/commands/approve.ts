@@ -1,0 +1,106 @@
+/**
+ * `approve NAME [--comment TEXT]` and `reject NAME [--comment TEXT]`: create a RolloutApproval
+ * for the step the Rollout waits at, as the user the API server says we are, then wait for the
+ * controller's answer (Recorded, or Refused with its reason). The API server refuses an
+ * approval that claims to be someone else (deploy/approvals/identity-policy.yaml).
+ */
+import type { Command } from 'commander';
+import type { Decision, RolloutApproval } from '../../api/approval.ts';
+import { decideApproval } from '../approvals.ts';
+import type { KubeClient } from '../client.ts';
+import { println, type CliDeps } from '../context.ts';
+import { parseDuration } from '../duration.ts';
+import { CliError } from '../errors.ts';
+import { clientFor, type Registrar } from './common.ts';
+
+const MAX_COMMENT = 1024;
+
+export const registerApprove: Registrar = (program, deps, act) => {
+  for (const decision of ['Approve', 'Reject'] as const) {
+    const verb = decision === 'Approve' ? 'approve' : 'reject';
+    program
+      .command(verb)
+      .description(
+        decision === 'Approve'
+          ? 'Approve the approval step a rollout waits at (recorded with your name)'
+          : 'Reject the approval step a rollout waits at: the update is aborted',
+      )
+      .argument('<name>', 'rollout name')
+      .option('-c, --comment <text>', 'why (kept in the rollout status)')
+      .option('-t, --timeout <duration>', "how long to wait for the controller's answer", '30s')
+      .action(
+        act(async (name: string, opts: { comment?: string; timeout: string }, cmd: Command) => {
+          const timeoutMs = parseDuration(opts.timeout);
+          if (timeoutMs === undefined) {
+            throw new CliError(`invalid --timeout "${opts.timeout}": use a duration like 30s`);
+          }
+          if ((opts.comment?.length ?? 0) > MAX_COMMENT) {
+            throw new CliError(`--comment must be at most ${MAX_COMMENT} characters`);
+          }
+          const { client, namespace } = await clientFor(deps, cmd);
+          return decide(deps, client, namespace, name, decision, opts.comment, timeoutMs);
+        }),
+      );
+  }
+};
+
+async function decide(
+  deps: CliDeps,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  decision: Decision,
+  comment: string | undefined,
+  timeoutMs: number,
+): Promise<number> {
+  const [ro, who] = await Promise.all([client.getRollout(namespace, name), client.whoAmI()]);
+  const planned = decideApproval(ro, who, decision, comment, deps.now());
+  if (planned.kind === 'error') throw new CliError(planned.message);
+  const created = await client.createRolloutApproval(namespace, planned.body);
+  const answer = await answerOf(client, namespace, created, timeoutMs);
+  const what = decision === 'Approve' ? 'approval' : 'rejection';
+  const step = planned.body.spec.step + 1;
+  if (answer?.status?.phase === 'Recorded') {
+    println(deps, `${what} of rollout '${name}' step ${step} recorded as ${who.username}`);
+    return 0;
+  }
+  if (answer?.status?.phase === 'Refused') {
+    throw new CliError(
+      `${what} of rollout '${name}' refused (${answer.status.reason ?? 'Refused'}): ${answer.status.message ?? ''}`,
+    );
+  }
+  throw new CliError(
+    `created RolloutApproval ${created.metadata.name ?? ''}, but the controller did not answer within ${Math.round(timeoutMs / 1000)}s (is it running?)`,
+  );
+}
+
+/** Waits (a watch, no polling) until the controller answers on the approval's status. */
+function answerOf(
+  client: KubeClient,
+  namespace: string,
+  created: RolloutApproval,
+  timeoutMs: number,
+): Promise<RolloutApproval | undefined> {
+  if (created.status?.phase !== undefined) return Promise.resolve(created);
+  return new Promise((resolve) => {
+    const stream = client.watch(
+      'rolloutapprovals',
+      namespace,
+      {
+        fieldSelector: `metadata.name=${created.metadata.name ?? ''}`,
+        resourceVersion: created.metadata.resourceVersion ?? '',
+      },
+      (_type, object) => {
+        const a = object as RolloutApproval;
+        if (a.status?.phase !== undefined) done(a);
+      },
+    );
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    const done = (a: RolloutApproval | undefined): void => {
+      clearTimeout(timer);
+      stream.stop();
+      resolve(a);
+    };
+    void stream.done.then(() => undefined);
+  });
+}
