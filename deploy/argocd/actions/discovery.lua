@@ -22,14 +22,21 @@ local observed = st.observedGeneration ~= nil
   and tonumber(st.observedGeneration) == obj.metadata.generation
 local fullyPromoted = st.stableRS ~= nil and st.stableRS ~= "" and st.stableRS == st.currentPodHash
 local aborted = st.abort == true
+local awaitingApproval = false
+for _, c in ipairs(st.pauseConditions or {}) do
+  if c.reason == "AwaitingApproval" then
+    awaitingApproval = true
+  end
+end
 local gitPaused = obj.spec.paused == true
 local healthy = st.phase == "Healthy" and not (st.controllerPause == true and not paused)
 local done = fullyPromoted and not paused and not midSteps and observed
 
 local actions = {}
--- promote: resume a pause or skip the current step (not while aborted or paused in Git).
+-- promote: resume a pause or skip the current step (not while aborted, paused in Git, or
+-- waiting for approval: people approve, a promotion does not count).
 actions["promote"] = {
-  ["disabled"] = gitPaused or aborted or not (paused or midSteps),
+  ["disabled"] = gitPaused or aborted or awaitingApproval or not (paused or midSteps),
   ["iconClass"] = "fa fa-fw fa-forward",
 }
 -- promote-full: skip to the end of an update still under way.

@@ -78,9 +78,11 @@ const cases: Record<ActionName, Case[]> = {
       expect: { patch: { status: { pauseConditions: null } } },
     },
     {
-      name: 'awaiting approval: clears the pause conditions',
+      name: 'awaiting approval: refuses, pointing at approve',
       obj: rollout(awaitingApproval),
-      expect: { patch: { status: { pauseConditions: null } } },
+      expect: {
+        error: /waits for approval at step \d+; approve it with 'kubectl stepwise approve web'/,
+      },
     },
     {
       name: 'inconclusive analysis: clears the pause conditions (the controller goes on)',
@@ -236,9 +238,9 @@ const discoveryCases: DiscoveryCase[] = [
     enabled: ['promote', 'promote-full', 'abort'],
   },
   {
-    name: 'awaiting approval',
+    name: 'awaiting approval (people approve; promote does not count)',
     obj: rollout(awaitingApproval),
-    enabled: ['promote', 'promote-full', 'abort'],
+    enabled: ['promote-full', 'abort'],
   },
   {
     name: 'progressing mid-step (promote skips the step)',

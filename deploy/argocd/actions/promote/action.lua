@@ -31,6 +31,18 @@ if st.abort == true then
   error("rollout '" .. name .. "' is aborted; run the retry action to restart the update or "
     .. "promote-full to skip to the end", 0)
 end
+local awaitingApproval = false
+for _, c in ipairs(st.pauseConditions or {}) do
+  if c.reason == "AwaitingApproval" then
+    awaitingApproval = true
+  end
+end
+if awaitingApproval then
+  -- An approval step counts people, not promotions: a cleared pause would only come back.
+  error("rollout '" .. name .. "' waits for approval at step " .. tostring((index or 0) + 1)
+    .. "; approve it with 'kubectl stepwise approve " .. name .. "' (recorded with your name), "
+    .. "or run promote-full to skip all steps", 0)
+end
 if paused then
   obj.status.pauseConditions = nil
   return obj
