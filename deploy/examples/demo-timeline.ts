@@ -10,6 +10,7 @@ import { DemoError, dim, elapsed, seconds, streamLines } from './demo-kit.ts';
 export interface CanaryStep {
   readonly setWeight?: number;
   readonly pause?: { readonly duration?: string | number };
+  readonly approval?: { readonly timeout?: string | number };
 }
 
 export interface RolloutState {
@@ -68,6 +69,10 @@ export function describeStep(step: CanaryStep | undefined): string {
     return step.pause.duration === undefined
       ? 'pause (until promoted)'
       : `pause ${step.pause.duration}`;
+  }
+  if (step.approval !== undefined) {
+    const a = step.approval;
+    return `approval${a.timeout === undefined ? '' : ` (within ${a.timeout})`}`;
   }
   return JSON.stringify(step);
 }

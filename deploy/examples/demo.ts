@@ -33,6 +33,7 @@ import {
   yellow,
 } from './demo-kit.ts';
 import { analysisAct, startMetrics } from './demo-analysis.ts';
+import { approvalAct, startApprovalStage } from './demo-approval.ts';
 import { installGatewayApi, trafficAct } from './demo-traffic.ts';
 import { Timeline, describeStep, type CanaryStep } from './demo-timeline.ts';
 
@@ -117,7 +118,7 @@ const stopController = (child: ChildProcess): Promise<void> => {
 };
 
 /** Starts the controller with its log in LOG; resolves once its workers run. */
-async function startController(): Promise<ChildProcess> {
+async function startController(extra: readonly string[]): Promise<ChildProcess> {
   const args = [
     '--disable-warning=ExperimentalWarning',
     'src/controller/main.ts',
@@ -125,6 +126,7 @@ async function startController(): Promise<ChildProcess> {
     '--metrics-bind-address=127.0.0.1:0',
     `--namespace=${NS}`,
     `--identity=${IDENTITY}`,
+    ...extra,
   ];
   const logName = relative(ROOT, LOG);
   console.log(`\n${elapsed().padStart(7)} ${bold(`$ node ${args.join(' ')} > ${logName} 2>&1 &`)}`);
@@ -230,10 +232,12 @@ async function main(): Promise<void> {
   say(
     `It watches Rollouts in namespace "${NS}" and their ReplicaSets, Pods and Services, and writes`,
     'with server-side apply. In a real cluster it runs as a Deployment; here, a child process,',
-    'given the address of a real Prometheus on loopback for the analysis at the end:',
+    'given the address of a real Prometheus on loopback for the analysis, and the port and keys',
+    'of the approval links:',
   );
   const metrics = await startMetrics();
-  const controller = await startController();
+  const approvals = await startApprovalStage(ROOT);
+  const controller = await startController(approvals.controllerArgs);
   say(`Running (pid ${controller.pid}); it logged "workers started": it is ready.`);
 
   section('3. The first deploy');
@@ -357,6 +361,7 @@ async function main(): Promise<void> {
 
   await trafficAct(NS, '7.');
   await analysisAct(NS, metrics);
+  await approvalAct(NS, approvals, '9.');
 
   section('Done');
   say(
@@ -369,7 +374,9 @@ async function main(): Promise<void> {
     '    scaled down, the Rollout Degraded, all of it in Events;',
     '  - weights on a Gateway API HTTPRoute at each step, and a forced GitOps re-apply undone;',
     '  - a bad release judged by Prometheus: the measured success rate, the condition it failed,',
-    '    and the rollback, with no one watching.',
+    '    and the rollback, with no one watching;',
+    '  - an approval step: a signed link sent to a webhook, its confirmation page, an approval by',
+    '    POST, and who approved kept in the Rollout status.',
   );
   say('', 'Stopping the controller:');
   await stopController(controller);
