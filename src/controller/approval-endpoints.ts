@@ -207,16 +207,23 @@ interface Decider {
 
 type Decided = { ok: true; record: ApprovalRecord } | { ok: false; refused: Refused };
 
-/** Judges the decision on the Rollout as stored now and records it; retries a lost race. */
+/**
+ * Judges the decision on the Rollout as stored and records it. The first try judges the cached
+ * copy and writes on its resourceVersion (one round trip); a refusal is confirmed on a fresh
+ * read before it is answered (the cache may not show the step yet), and a lost race (Conflict)
+ * is judged again on a fresh read.
+ */
 async function decide(deps: ApprovalEndpointDeps, c: ApprovalClaims, d: Decider): Promise<Decided> {
+  const fresh = () =>
+    deps.api.get<Rollout & { metadata: object }>(Resources.Rollout, c.namespace, c.name);
   for (let attempt = 0; ; attempt++) {
-    const rollout = await deps.api.get<Rollout & { metadata: object }>(
-      Resources.Rollout,
-      c.namespace,
-      c.name,
-    );
+    let rollout = attempt === 0 ? deps.cached(c.namespace, c.name) : await fresh();
+    let refused = rollout && refusal(rollout, c, d.ref, d.allowed, d.by);
+    if (attempt === 0 && (rollout === undefined || refused !== undefined)) {
+      rollout = await fresh();
+      refused = rollout && refusal(rollout, c, d.ref, d.allowed, d.by);
+    }
     if (rollout === undefined) return { ok: false, refused: notFound(c) };
-    const refused = refusal(rollout, c, d.ref, d.allowed, d.by);
     if (refused !== undefined) return { ok: false, refused };
     const record: ApprovalRecord = {
       step: c.step,

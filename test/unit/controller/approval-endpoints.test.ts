@@ -55,14 +55,17 @@ function claims(fields: Partial<ApprovalClaims> = {}): ApprovalClaims {
   };
 }
 
-function setup(approval: ApprovalStep = {}, opts: { keys?: Buffer[]; slack?: boolean } = {}) {
+function setup(
+  approval: ApprovalStep = {},
+  opts: { keys?: Buffer[]; slack?: boolean; cache?: { stale?: Rollout } } = {},
+) {
   const api = new FakeKubeApi();
   api.seed(waitingRollout(approval));
   const events: string[] = [];
   const recorded: PlannedEvent[] = [];
   const routes = approvalRoutes({
     api,
-    cached: () => api.stored(Resources.Rollout, 'ns', 'web') as Rollout,
+    cached: () => opts.cache?.stale ?? (api.stored(Resources.Rollout, 'ns', 'web') as Rollout),
     keys: () => opts.keys ?? [KEY],
     slackSigningSecret: () => (opts.slack === false ? undefined : SLACK_SECRET),
     events: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
@@ -178,22 +181,28 @@ describe('approval links', () => {
   });
 
   it('a decision racing another write is judged again on the newer version', async () => {
-    const t = setup();
-    let raced = false;
-    const api = t.api;
-    const realGet = api.get.bind(api);
-    api.get = async (type, ns, name) => {
-      const got = await realGet(type, ns, name);
-      if (!raced) {
-        raced = true; // someone else writes between our read and our patch
-        await api.patchMerge(Resources.Rollout, 'ns', 'web', { status: { replicas: 4 } });
-      }
-      return got as never;
-    };
+    // The cache still shows the Rollout from before someone else's write.
+    const cache: { stale?: Rollout } = {};
+    const t = setup({}, { cache });
+    cache.stale = structuredClone(t.rollout());
+    await t.api.patchMerge(Resources.Rollout, 'ns', 'web', { status: { replicas: 4 } });
     const res = await t.call('POST', link());
     assert.equal(res.status, 200, res.body);
     assert.equal(t.rollout().status?.approvals?.length, 1);
     assert.equal(t.rollout().status?.replicas, 4, 'the other write is kept');
+    assert.equal(
+      t.api.requests.filter((r) => r.verb === 'patch').length,
+      3,
+      'the other write, the refused one on the stale version, the one that landed',
+    );
+  });
+
+  it('a refusal on a stale cache is checked on a fresh read before it is answered', async () => {
+    const cache: { stale?: Rollout } = {};
+    const t = setup({}, { cache });
+    cache.stale = { ...t.rollout(), status: { ...t.rollout().status, pauseConditions: [] } };
+    const res = await t.call('POST', link());
+    assert.equal(res.status, 200, res.body);
   });
 });
 
