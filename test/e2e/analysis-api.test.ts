@@ -2,7 +2,6 @@
 // its YAML fixture (nothing pruned), kubectl shows an AnalysisRun's phase, and what the schema
 // forbids (unknown fields, wrong types, two providers) is refused by the server itself.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,31 +10,15 @@ import { load } from 'js-yaml';
 import type { AnalysisRun, AnalysisTemplate } from '../../src/api/index.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace } from '../cluster/testing.ts';
+import { kubectl as runKubectl } from './support/kubectl.ts';
 import { http, installCrds } from './support/rollouts.ts';
 
 const API = '/apis/stepwise.dev/v1alpha1';
 const fixture = <T>(name: string): T =>
   load(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'analysis', name), 'utf8')) as T;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** `kubectl ARGS`, with `input` on stdin. */
-function kubectl(args: readonly string[], input?: unknown): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input === undefined ? '' : JSON.stringify(input));
-  });
-}
+const kubectl = (args: readonly string[], input?: unknown) => runKubectl(args, { input });
 
 async function create<T>(input: T, namespace?: string): Promise<T> {
   const r = await kubectl(

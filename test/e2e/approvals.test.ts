@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { loadAll } from 'js-yaml';
 import type { ApprovalStep, RolloutApproval } from '../../src/api/index.ts';
@@ -25,6 +24,7 @@ import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { neverReadyTemplate, QUIET_WINDOW_MS } from './support/faults.ts';
+import { kubectl } from './support/kubectl.ts';
 import {
   createRollout,
   events,
@@ -46,29 +46,10 @@ const kubeconfigs: Record<string, string> = {};
 
 /** `kubectl stepwise ARGS` as `user` (their own client certificate), through kubectl's plugin
  *  mechanism (.stepwise/bin first on PATH; `make plugin` writes the shim). */
-function pluginAs(
-  user: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      KUBECONFIG: kubeconfigs[user],
-      PATH: `${BIN}:${process.env.PATH ?? ''}`,
-    };
-    delete env.FORCE_COLOR;
-    const child = spawn('kubectl', ['stepwise', ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+const pluginAs = (user: string, args: string[]) =>
+  kubectl(['stepwise', ...args], {
+    env: { KUBECONFIG: kubeconfigs[user], PATH: `${BIN}:${process.env.PATH ?? ''}` },
   });
-}
 const SLACK_TOKEN = 'xoxb-test-0000';
 const SLACK_SECRET = 'e2e-slack-signing-secret';
 const SIGNING_KEY = Buffer.alloc(32, 42);
