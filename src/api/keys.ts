@@ -34,6 +34,10 @@ export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
 /** On a user's traffic object (HTTPRoute): the managed header/mirror routes we last applied
  *  there (canonical JSON), so reading them back is exact. */
 export const MANAGED_ROUTES_ANNOTATION = `${prefix}managed-routes`;
+/** On Rollouts (and the AnalysisRuns made for them): which controller instance handles them
+ *  (`--instance-id`, as Argo's `argo-rollouts.argoproj.io/controller-instance-id`). A controller
+ *  without an instance id handles only objects without the label. */
+export const INSTANCE_ID_LABEL = `${prefix}controller-instance-id`;
 /** On pods of a canary/stable ReplicaSet, the role given by canaryMetadata/stableMetadata. */
 export const ROLE_LABEL = `${prefix}role`;
 

@@ -34,6 +34,9 @@ export interface ControllerConfig {
   readonly slackApiUrl?: string;
   /** How long approval links of steps without a timeout stay valid. */
   readonly approvalLinkTtlMs: number;
+  /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
+   *  those without the label. */
+  readonly instanceId?: string;
 }
 
 /**
@@ -56,6 +59,8 @@ const USAGE = `stepwise-controller [flags]
   --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
   --identity ID              holder identity (default: hostname_pid)
   --log-level LEVEL          debug|info|warn|error (default info)
+  --instance-id ID           handle only Rollouts labelled stepwise.dev/controller-instance-id=ID
+                             (default: only those without that label); its own Lease
   --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
                              (default 50 / 100; Lease renewals are exempt)
 approvals and notifications:
@@ -85,6 +90,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'log-level': { type: 'string' },
       qps: { type: 'string' },
       burst: { type: 'string' },
+      'instance-id': { type: 'string' },
       'external-bind-address': { type: 'string' },
       'public-url': { type: 'string' },
       'notifications-secret': { type: 'string' },
@@ -115,6 +121,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     logLevel: logLevel as Level,
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
+    ...instanceId(values['instance-id']),
     ...approvalFlags(values),
   };
 }
@@ -158,6 +165,17 @@ function approvalFlags(values: Record<string, string | boolean | undefined>) {
     ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
     approvalLinkTtlMs: ttlMs.value,
   };
+}
+
+/** A label value: up to 63 characters, alphanumeric at both ends, `-_.` inside. */
+function instanceId(v: string | undefined): { instanceId?: string } {
+  if (v === undefined) return {};
+  if (!/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(v)) {
+    throw new ConfigError(
+      `--instance-id must be a label value (up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got "${v}"`,
+    );
+  }
+  return { instanceId: v };
 }
 
 /** An http(s) URL without a trailing slash. */

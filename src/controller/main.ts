@@ -8,6 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import {
   ANALYSIS_RUN_KIND,
   CONTROLLER_NAME,
+  INSTANCE_ID_LABEL,
   LEASE_NAME,
   POD_TEMPLATE_HASH_LABEL,
 } from '../api/index.ts';
@@ -95,6 +96,15 @@ async function main(): Promise<number> {
   const ns = config.namespace;
 
   const hashed = { labelSelector: POD_TEMPLATE_HASH_LABEL };
+  // --instance-id: this controller's Rollouts and runs only (the label), or those of no instance.
+  const mine = {
+    labelSelector:
+      config.instanceId === undefined
+        ? `!${INSTANCE_ID_LABEL}`
+        : `${INSTANCE_ID_LABEL}=${config.instanceId}`,
+  };
+  const leaseName =
+    config.instanceId === undefined ? LEASE_NAME : `${LEASE_NAME}-${config.instanceId}`;
   const rollouts = new Informer<Rollout & KubeObject>({
     name: 'rollouts',
     source: kubeListWatch(api, Resources.Rollout, ns),
@@ -102,6 +112,7 @@ async function main(): Promise<number> {
     clock,
     logger: log,
     onResumed: requeueAll,
+    ...mine,
   });
   const replicaSets = new Informer<ReplicaSet & KubeObject>({
     name: 'replicasets',
@@ -137,6 +148,7 @@ async function main(): Promise<number> {
     clock,
     logger: log,
     onResumed: requeueAll,
+    ...mine,
   });
   const templateInformer = (name: string, resource: ResourceType, scope?: string) =>
     new Informer<AnalysisTemplate & KubeObject>({
@@ -366,7 +378,7 @@ async function main(): Promise<number> {
     ? new LeaderElector({
         client: kubeLeaseClient(leaseApi),
         namespace: config.leaseNamespace,
-        name: LEASE_NAME,
+        name: leaseName,
         identity: config.identity,
         clock,
         logger: log,
@@ -376,7 +388,7 @@ async function main(): Promise<number> {
           // Deployment restarts us as a candidate. (A stop() on shutdown also lands here.)
           if (stop.signal.aborted) return;
           log.error('leader Lease lost: not renewed within the renew deadline; exiting', {
-            lease: `${config.leaseNamespace}/${LEASE_NAME}`,
+            lease: `${config.leaseNamespace}/${leaseName}`,
             exitCode: ExitCode.leaseLost,
           });
           shutdown('lease lost', ExitCode.leaseLost);
@@ -412,7 +424,7 @@ async function main(): Promise<number> {
   });
 
   if (elector) {
-    log.info('waiting for leadership', { lease: `${config.leaseNamespace}/${LEASE_NAME}` });
+    log.info('waiting for leadership', { lease: `${config.leaseNamespace}/${leaseName}` });
     void elector.run().catch((err: unknown) => {
       log.error('leader election failed', { error: errorText(err) });
       process.exit(1);

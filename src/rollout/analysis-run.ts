@@ -10,6 +10,7 @@ import {
   ANALYSIS_STEP_INDEX_LABEL,
   ANALYSIS_TYPE_LABEL,
   API_VERSION,
+  INSTANCE_ID_LABEL,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
   ROLLOUT_KIND,
@@ -97,6 +98,7 @@ export function buildRun(
       namespace: ctx.rollout.metadata.namespace,
       labels: {
         ...meta?.labels,
+        ...instanceLabel(ctx.rollout.metadata.labels),
         [POD_TEMPLATE_HASH_LABEL]: ctx.hash,
         [ANALYSIS_TYPE_LABEL]: kind,
         ...(kind === 'Step' ? { [ANALYSIS_STEP_INDEX_LABEL]: String(stepIndex ?? 0) } : {}),
@@ -162,4 +164,12 @@ function dedupe<T>(items: readonly T[], key: (t: T) => string): T[] {
 
 function fail(error: string): Built {
   return { ok: false, error };
+}
+
+/** The Rollout's controller instance, carried to its runs so the same instance measures them. */
+function instanceLabel(
+  labels: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const id = labels?.[INSTANCE_ID_LABEL];
+  return id === undefined ? {} : { [INSTANCE_ID_LABEL]: id };
 }

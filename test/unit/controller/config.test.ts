@@ -46,6 +46,12 @@ describe('controller configuration', () => {
     [['--leader-elect=yes'], /--leader-elect must be true or false/],
     [['--metrics-bind-address=nowhere'], /--metrics-bind-address must be host:port/],
     [['--log-level=loud'], /--log-level must be/],
+    [['--instance-id=team a'], /--instance-id must be a label value/],
+    [['--instance-id=-x'], /--instance-id must be a label value/],
+    [['--external-bind-address=8080'], /--external-bind-address must be host:port/],
+    [['--public-url=stepwise.example.com'], /--public-url must be an http\(s\) URL/],
+    [['--notifications-secret=just-a-name'], /--notifications-secret must be NAMESPACE\/NAME/],
+    [['--approval-link-ttl=forever'], /--approval-link-ttl must be a positive duration/],
   ] as const) {
     it(`rejects ${args.join(' ')} with a message naming the flag`, () => {
       assert.throws(
@@ -54,6 +60,26 @@ describe('controller configuration', () => {
       );
     });
   }
+
+  it('reads the approval and instance flags', () => {
+    const c = parseConfig(
+      [
+        '--instance-id=team-a',
+        '--external-bind-address=0.0.0.0:8080',
+        '--public-url=https://stepwise.example.com/',
+        '--notifications-secret=stepwise-system/notify',
+        '--approval-link-ttl=2h',
+      ],
+      {},
+    );
+    assert.equal(c.instanceId, 'team-a');
+    assert.deepEqual(c.external, { host: '0.0.0.0', port: 8080 });
+    assert.equal(c.publicUrl, 'https://stepwise.example.com', 'no trailing slash');
+    assert.deepEqual(c.notificationsSecret, { namespace: 'stepwise-system', name: 'notify' });
+    assert.equal(c.approvalLinkTtlMs, 7_200_000);
+    assert.equal(parseConfig([], {}).approvalLinkTtlMs, 86_400_000, 'default 24h');
+    assert.equal(parseConfig([], {}).external, undefined, 'the external port is off by default');
+  });
 
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
