@@ -67,6 +67,8 @@ export const PauseReason = {
   CanaryPauseStep: 'CanaryPauseStep',
   InconclusiveAnalysisRun: 'InconclusiveAnalysisRun',
   AwaitingApproval: 'AwaitingApproval',
+  /** Ours: `kubectl stepwise pause` (Argo writes spec.paused; we keep people out of spec). */
+  PausedByUser: 'PausedByUser',
 } as const;
 export type PauseReason = (typeof PauseReason)[keyof typeof PauseReason];
 

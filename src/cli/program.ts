@@ -8,6 +8,7 @@ import { registerList } from './commands/list.ts';
 import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
 import { registerApprove } from './commands/approve.ts';
+import { registerPause } from './commands/pause.ts';
 import { registerRetry } from './commands/retry.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
@@ -48,6 +49,7 @@ Examples:
   kubectl stepwise promote web --full          skip all remaining steps
   kubectl stepwise approve web -c "p99 flat"   approve the approval step it waits at
   kubectl stepwise reject web -c "errors up"   reject it: the update is aborted
+  kubectl stepwise pause web                   hold it at its step (resume: go on)
   kubectl stepwise abort web                   go back to stable
   kubectl stepwise retry rollout web           start an aborted update again
   kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)
@@ -59,6 +61,7 @@ Examples:
     registerPromote,
     registerAbort,
     registerApprove,
+    registerPause,
     registerRetry,
     registerStatus,
     registerVersion,

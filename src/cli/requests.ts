@@ -2,12 +2,12 @@
  * PURE: what promote, abort and retry write. People's requests go to `status` only (Git is the
  * only author of `spec`), as JSON merge patches through the /status subresource.
  */
-import type { Rollout } from '../api/rollout.ts';
+import type { PauseCondition, Rollout } from '../api/rollout.ts';
 import { isFullyPromoted, rolloutPhase, stepsOf } from './render/info.ts';
 
 /** The `status` part of the merge patch; `null` deletes a field. */
 export interface StatusRequest {
-  pauseConditions?: null;
+  pauseConditions?: PauseCondition[] | null;
   currentStepIndex?: number;
   promoteFull?: true;
   abort?: boolean;
@@ -56,6 +56,12 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
     return {
       kind: 'error',
       message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update or '${cli} promote ${name} --full' to skip to the end`,
+    };
+  }
+  if (st.pauseConditions?.some((c) => c.reason === USER_PAUSE)) {
+    return {
+      kind: 'error',
+      message: `rollout '${name}' was paused with '${cli} pause'; use '${cli} resume ${name}'`,
     };
   }
   if (st.pauseConditions?.some((c) => c.reason === 'AwaitingApproval')) {
@@ -114,4 +120,56 @@ export function decideRetry(ro: Rollout): Decision {
     };
   }
   return { kind: 'patch', status: { abort: false }, message: `rollout '${name}' retried` };
+}
+
+const USER_PAUSE = 'PausedByUser';
+
+/** `pause`: a person's pause condition beside the controller's; no step moves until `resume`.
+ *  Status, not Argo's spec.paused: Git stays the only author of spec. */
+export function decidePause(ro: Rollout, now: number): Decision {
+  const name = ro.metadata.name ?? '';
+  const st = ro.status ?? {};
+  const conditions = st.pauseConditions ?? [];
+  if (ro.spec.paused) {
+    return { kind: 'noop', message: `rollout '${name}' is already paused in Git (spec.paused)` };
+  }
+  if (conditions.some((c) => c.reason === USER_PAUSE)) {
+    return { kind: 'noop', message: `rollout '${name}' is already paused` };
+  }
+  if (st.abort) {
+    return { kind: 'error', message: `rollout '${name}' is aborted: nothing moves until a retry` };
+  }
+  return {
+    kind: 'patch',
+    status: {
+      pauseConditions: [
+        ...conditions,
+        { reason: USER_PAUSE, startTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      ],
+    },
+    message: `rollout '${name}' paused`,
+  };
+}
+
+/** `resume`: takes a person's pause back (a pause step is `promote`'s, spec.paused is Git's). */
+export function decideResume(ro: Rollout): Decision {
+  const name = ro.metadata.name ?? '';
+  const conditions = ro.status?.pauseConditions ?? [];
+  if (!conditions.some((c) => c.reason === USER_PAUSE)) {
+    const why = ro.spec.paused
+      ? 'it is paused in Git (spec.paused): set it to false there'
+      : conditions.length > 0
+        ? `it waits at a step (${conditions.map((c) => c.reason).join(', ')}): use '${cli} promote ${name}'`
+        : 'it is not paused';
+    return {
+      kind: 'error',
+      message: `rollout '${name}' was not paused with '${cli} pause': ${why}`,
+    };
+  }
+  const rest = conditions.filter((c) => c.reason !== USER_PAUSE);
+  return {
+    kind: 'patch',
+    status: { pauseConditions: rest.length > 0 ? rest : null },
+    message: `rollout '${name}' resumed`,
+  };
 }

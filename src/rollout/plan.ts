@@ -24,6 +24,7 @@ import { setCondition } from './conditions.ts';
 import { resolveSurgeUnavailable } from './intorpercent.ts';
 import { normal } from './pass.ts';
 import type { Pass } from './pass.ts';
+import { pausedByUser } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { hashOf } from './replicasets.ts';
 import { decideRestart } from './restart.ts';
@@ -99,8 +100,10 @@ function planCanary(o: Observed): Plan {
   const scaled = scaleReplicaSets(pass, where, target.counts, target.movable);
   deleteOldReplicaSets(pass, where.others, target.held, spec.revisionHistoryLimit);
 
+  // Held by Git (spec.paused) or by a person (`kubectl stepwise pause`): no step moves.
+  const held = spec.paused === true || pausedByUser(progress);
   // Analysis: the step's run and the background run give their verdicts (abort, pause, go on).
-  const walking = !where.steady && !progress.abort && spec.paused !== true;
+  const walking = !where.steady && !progress.abort && !held;
   const analysis = planAnalysis({
     ctx: runContext(o, where, progress),
     runs: o.analysisRuns ?? [],
@@ -123,7 +126,7 @@ function planCanary(o: Observed): Plan {
   // People's decisions (RolloutApprovals) are answered in every state; they count at the step.
   const approvals = takeApprovals(pass, where, progress, walking && !target.done);
   const atCounts = atStepCounts(where, target, scaled);
-  if (!where.steady && !progress.abort && spec.paused !== true) {
+  if (walking && !progress.abort) {
     progress = advanceSteps(pass, where, progress, target, atCounts, scaled, analysis.stepVerdict, {
       hash: where.hash,
       records: approvals,

@@ -4,7 +4,7 @@
  * steps restart them, a fresh abort or retry is recorded, a return to stable settles them), with
  * the events that say so. Pure.
  */
-import { Reason } from '../api/index.ts';
+import { PauseReason, Reason } from '../api/index.ts';
 import type { ReplicaSet } from '../api/index.ts';
 import { podTemplateHash } from './hash.ts';
 import { normal, warning } from './pass.ts';
@@ -76,7 +76,10 @@ function startingProgress(pass: Pass, where: Revision, progress: Progress): Prog
     return {
       ...progress,
       stepIndex: 0,
-      pauseConditions: [],
+      // Our pauses go with the steps; a person's pause holds until they resume.
+      pauseConditions: progress.pauseConditions.filter(
+        (c) => c.reason === PauseReason.PausedByUser,
+      ),
       controllerPause: false,
       abortedAt: new Date(pass.o.now).toISOString(),
     };

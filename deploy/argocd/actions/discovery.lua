@@ -23,9 +23,12 @@ local observed = st.observedGeneration ~= nil
 local fullyPromoted = st.stableRS ~= nil and st.stableRS ~= "" and st.stableRS == st.currentPodHash
 local aborted = st.abort == true
 local awaitingApproval = false
+local pausedByUser = false
 for _, c in ipairs(st.pauseConditions or {}) do
   if c.reason == "AwaitingApproval" then
     awaitingApproval = true
+  elseif c.reason == "PausedByUser" then
+    pausedByUser = true
   end
 end
 local gitPaused = obj.spec.paused == true
@@ -33,10 +36,11 @@ local healthy = st.phase == "Healthy" and not (st.controllerPause == true and no
 local done = fullyPromoted and not paused and not midSteps and observed
 
 local actions = {}
--- promote: resume a pause or skip the current step (not while aborted, paused in Git, or
--- waiting for approval: people approve, a promotion does not count).
+-- promote: resume a pause or skip the current step (not while aborted, paused in Git or by a
+-- person, or waiting for approval: people approve, a promotion does not count).
 actions["promote"] = {
-  ["disabled"] = gitPaused or aborted or awaitingApproval or not (paused or midSteps),
+  ["disabled"] = gitPaused or aborted or awaitingApproval or pausedByUser
+    or not (paused or midSteps),
   ["iconClass"] = "fa fa-fw fa-forward",
 }
 -- promote-full: skip to the end of an update still under way.

@@ -27,6 +27,7 @@ import {
   DISCOVERY_LUA,
   aborted,
   awaitingApproval,
+  pausedByUser,
   healthy,
   inconclusive,
   notObserved,
@@ -82,6 +83,13 @@ const cases: Record<ActionName, Case[]> = {
       obj: rollout(awaitingApproval),
       expect: {
         error: /waits for approval at step \d+; approve it with 'kubectl stepwise approve web'/,
+      },
+    },
+    {
+      name: 'paused by a person: refuses, pointing at resume',
+      obj: rollout(pausedByUser),
+      expect: {
+        error: /was paused with 'kubectl stepwise pause'; use 'kubectl stepwise resume web'/,
       },
     },
     {
@@ -240,6 +248,11 @@ const discoveryCases: DiscoveryCase[] = [
   {
     name: 'awaiting approval (people approve; promote does not count)',
     obj: rollout(awaitingApproval),
+    enabled: ['promote-full', 'abort'],
+  },
+  {
+    name: 'paused by a person (resume is the plugin’s)',
+    obj: rollout(pausedByUser),
     enabled: ['promote-full', 'abort'],
   },
   {

@@ -121,6 +121,15 @@ export const awaitingApproval: RolloutStatus = {
   pauseConditions: [{ reason: 'AwaitingApproval', startTime: T }],
 };
 
+/** Paused by a person (`kubectl stepwise pause`) while at a pause step. */
+export const pausedByUser: RolloutStatus = {
+  ...pausedAtStep,
+  pauseConditions: [
+    { reason: 'CanaryPauseStep', startTime: T },
+    { reason: 'PausedByUser', startTime: T },
+  ],
+};
+
 export const inconclusive: RolloutStatus = {
   ...pausedAtStep,
   message: 'InconclusiveAnalysisRun',

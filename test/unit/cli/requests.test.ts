@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideAbort, decidePromote, decideRetry } from '../../../src/cli/requests.ts';
+import {
+  decideAbort,
+  decidePause,
+  decidePromote,
+  decideResume,
+  decideRetry,
+} from '../../../src/cli/requests.ts';
 import { pausedStatus, rollout } from './fixtures.ts';
 
 const promoted = {
@@ -115,4 +121,38 @@ test('retry sets abort: false only when aborted', () => {
   const d = decideRetry(rollout(pausedStatus));
   assert.equal(d.kind, 'error');
   assert.match(d.message, /is not aborted/);
+});
+
+test('pause adds a person’s pause condition beside the controller’s; twice is a no-op', () => {
+  const now = Date.parse('2026-12-01T10:00:00Z');
+  const d = decidePause(rollout(pausedStatus), now);
+  assert.equal(d.kind, 'patch');
+  assert.deepEqual(d.kind === 'patch' && d.status.pauseConditions?.map((c) => c.reason), [
+    ...(pausedStatus.pauseConditions ?? []).map((c) => c.reason),
+    'PausedByUser',
+  ]);
+  const held = rollout({
+    ...pausedStatus,
+    pauseConditions: [{ reason: 'PausedByUser', startTime: '2026-12-01T09:00:00Z' }],
+  });
+  assert.equal(decidePause(held, now).kind, 'noop');
+  assert.match(decidePromote(held, { full: false }).message, /use 'kubectl stepwise resume web'/);
+});
+
+test('resume takes only the person’s pause back, and says what holds a rollout it did not pause', () => {
+  const both = rollout({
+    ...pausedStatus,
+    pauseConditions: [
+      { reason: 'CanaryPauseStep', startTime: '2026-12-01T09:00:00Z' },
+      { reason: 'PausedByUser', startTime: '2026-12-01T09:30:00Z' },
+    ],
+  });
+  assert.deepEqual(decideResume(both), {
+    kind: 'patch',
+    status: { pauseConditions: [{ reason: 'CanaryPauseStep', startTime: '2026-12-01T09:00:00Z' }] },
+    message: "rollout 'web' resumed",
+  });
+  const atStep = decideResume(rollout(pausedStatus));
+  assert.equal(atStep.kind, 'error');
+  assert.match(atStep.message, /waits at a step .*use 'kubectl stepwise promote web'/);
 });

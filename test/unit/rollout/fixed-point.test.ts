@@ -24,7 +24,7 @@ type Action =
   | { readonly kind: 'settle' }
   | { readonly kind: 'pass' }
   | { readonly kind: 'advance'; readonly ms: number }
-  | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' }
+  | { readonly kind: 'promote' | 'abort' | 'retry' | 'promoteFull' | 'pause' | 'resume' }
   /** A GitOps tool resets the router's weights to Git's (all to the stable). */
   | { readonly kind: 'trafficReset' }
   /** The AnalysisRun controller records a phase on the newest run. */
@@ -107,7 +107,7 @@ const actions: fc.Arbitrary<Action> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom(...(['promote', 'abort', 'retry', 'promoteFull'] as const))
+      .constantFrom(...(['promote', 'abort', 'retry', 'promoteFull', 'pause', 'resume'] as const))
       .map((kind) => ({ kind })),
   },
   {
@@ -156,6 +156,10 @@ function act(sim: Sim, a: Action, version: { n: number }): void {
       return sim.retry();
     case 'promoteFull':
       return sim.patchStatus({ promoteFull: true });
+    case 'pause':
+      return sim.pauseByUser();
+    case 'resume':
+      return sim.resume();
     case 'decide': {
       const step = (sim.rollout.status?.currentStepIndex ?? 0) + a.stepOffset;
       if (a.via === 'plugin') {

@@ -492,3 +492,36 @@ describe('GitOps tracking labels', () => {
     assert.equal(sim.rollout.status?.phase, 'Healthy');
   });
 });
+
+describe('a person pauses and resumes (kubectl stepwise pause|resume, status only)', () => {
+  it('holds the canary at its step, survives a new revision, and goes on when resumed', () => {
+    const sim = deployed({
+      strategy: { canary: { steps: [{ setWeight: 25 }, { setWeight: 50 }, { setWeight: 75 }] } },
+    });
+    sim.setImage('web:2');
+    sim.pass();
+    sim.pauseByUser();
+    sim.run();
+    let status = sim.rollout.status ?? {};
+    assert.equal(status.phase, 'Paused');
+    assert.equal(status.message, 'PausedByUser');
+    assert.equal(status.currentStepIndex, 0, 'no step moved while held');
+    assert.deepEqual(sim.pass().writes, [], 'a held rollout is a fixed point');
+
+    sim.setImage('web:3');
+    sim.run();
+    status = sim.rollout.status ?? {};
+    assert.deepEqual(
+      status.pauseConditions?.map((c) => c.reason),
+      ['PausedByUser'],
+      'a new revision restarts the steps but keeps the person’s pause',
+    );
+    assert.equal(status.currentStepIndex, 0);
+
+    sim.resume();
+    sim.run();
+    status = sim.rollout.status ?? {};
+    assert.equal(status.phase, 'Healthy');
+    assert.equal(status.pauseConditions, undefined);
+  });
+});

@@ -32,10 +32,17 @@ if st.abort == true then
     .. "promote-full to skip to the end", 0)
 end
 local awaitingApproval = false
+local pausedByUser = false
 for _, c in ipairs(st.pauseConditions or {}) do
   if c.reason == "AwaitingApproval" then
     awaitingApproval = true
+  elseif c.reason == "PausedByUser" then
+    pausedByUser = true
   end
+end
+if pausedByUser then
+  error("rollout '" .. name .. "' was paused with 'kubectl stepwise pause'; use 'kubectl "
+    .. "stepwise resume " .. name .. "'", 0)
 end
 if awaitingApproval then
   -- An approval step counts people, not promotions: a cleared pause would only come back.
