@@ -57,7 +57,7 @@ const USAGE = `stepwise-controller [flags]
   --metrics-bind-address A   host:port of /metrics /healthz /readyz (default 127.0.0.1:8090)
   --leader-elect BOOL        run leader election on a Lease (default true)
   --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
-  --identity ID              holder identity (default: hostname_pid)
+  --identity ID              holder identity (default: POD_NAME, else hostname_pid)
   --log-level LEVEL          debug|info|warn|error (default info)
   --instance-id ID           handle only Rollouts labelled stepwise.dev/controller-instance-id=ID
                              (default: only those without that label); its own Lease
@@ -117,7 +117,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     metricsPort,
     leaderElect: bool('--leader-elect', values['leader-elect'] ?? 'true'),
     leaseNamespace: values['lease-namespace'] ?? (env.POD_NAMESPACE || 'default'),
-    identity: values.identity ?? `${hostname()}_${process.pid}`,
+    // The pod's name in a cluster: a restarted container of the same pod is the same holder and
+    // takes its Lease back at once instead of waiting for it to expire.
+    identity: values.identity ?? (env.POD_NAME || `${hostname()}_${process.pid}`),
     logLevel: logLevel as Level,
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),

@@ -29,6 +29,7 @@ import { Informer } from '../kube/informer.ts';
 import type { EventHandler } from '../kube/informer.ts';
 import { LeaderElector } from '../kube/leader.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
+import type { Lease } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
@@ -374,11 +375,31 @@ async function main(): Promise<number> {
   };
 
   let shutdown: (why: string, code: number) => void = () => undefined;
+  // The standby watches the Lease, so a released one is taken at once (not at its next retry).
+  const leaseWatch = config.leaderElect
+    ? new Informer<KubeObject>({
+        name: 'lease',
+        source: kubeListWatch(leaseApi, Resources.Lease, config.leaseNamespace),
+        fieldSelector: `metadata.name=${leaseName}`,
+        clock,
+        logger: log,
+      })
+    : undefined;
   const elector = config.leaderElect
     ? new LeaderElector({
         client: kubeLeaseClient(leaseApi),
         namespace: config.leaseNamespace,
         name: leaseName,
+        leaseChanges: (onLease) => {
+          const tell = (o: KubeObject | undefined) => onLease(o as Lease | undefined);
+          leaseWatch?.addEventHandler({
+            onAdd: tell,
+            onUpdate: (_old, o) => tell(o),
+            onDelete: () => tell(undefined),
+          });
+          leaseWatch?.start();
+          return () => void leaseWatch?.stop();
+        },
         identity: config.identity,
         clock,
         logger: log,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { LeaderElector, leaderIdentity } from '../../../src/kube/leader.ts';
 import { FakeClock, flush } from '../../fixtures/kube/fake-clock.ts';
 import { FakeLeaseStore } from '../../fixtures/kube/fake-lease.ts';
+import type { Lease } from '../../../src/kube/lease.ts';
 
 function candidate(store: FakeLeaseStore, clock: FakeClock, identity: string) {
   const log: string[] = [];
@@ -200,5 +201,75 @@ describe('leader election', () => {
     );
     assert.notEqual(leaderIdentity('pod'), leaderIdentity('pod'));
     assert.match(leaderIdentity('pod'), /^pod_/);
+  });
+});
+
+describe('leader election with a watch on the Lease', () => {
+  /** A candidate told of every Lease write, as an informer on the Lease would tell it. */
+  function watching(store: FakeLeaseStore, clock: FakeClock, identity: string) {
+    const listeners = new Set<(l: Lease | undefined) => void>();
+    const started: string[] = [];
+    const e = new LeaderElector({
+      client: store.client(),
+      namespace: 'sw',
+      identity,
+      clock,
+      random: () => 0,
+      onStartedLeading: () => started.push(identity),
+      onStoppedLeading: () => undefined,
+      leaseChanges: (onLease) => {
+        listeners.add(onLease);
+        return () => listeners.delete(onLease);
+      },
+    });
+    const notify = () => {
+      for (const l of listeners) l(store.lease);
+    };
+    return { e, done: e.run(), started, notify, listeners };
+  }
+
+  test('a standby takes a released Lease at once, not at its next retry', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await flush();
+    const b = watching(store, clock, 'b');
+    await clock.tick(1_000);
+    assert.equal(b.e.isLeader(), false);
+    await a.e.stop(); // releases: empty holder
+    b.notify();
+    await flush();
+    assert.equal(b.e.isLeader(), true, 'no retry period waited');
+    assert.equal(b.listeners.size, 0, 'the watch is given up once leading');
+    await b.e.stop();
+  });
+
+  test('a renewal by the leader does not wake the standby', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = candidate(store, clock, 'a');
+    await flush();
+    const b = watching(store, clock, 'b');
+    await flush();
+    const reads = store.reads;
+    b.notify(); // a's renewal
+    await flush();
+    assert.equal(store.reads, reads, 'no extra request');
+    await a.e.stop();
+    await b.e.stop();
+  });
+
+  test('a restarted process with the same identity takes its Lease back at once', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    store.put({
+      holderIdentity: 'pod-1',
+      leaseDurationSeconds: 15,
+      renewTime: '2026-01-01T00:00:00.000000Z',
+    });
+    const again = watching(store, clock, 'pod-1');
+    await flush();
+    assert.equal(again.e.isLeader(), true, 'did not wait for the lease to expire');
+    await again.e.stop();
   });
 });
