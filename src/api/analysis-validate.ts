@@ -12,21 +12,21 @@ import type {
   Authentication,
   WebMetricHeader,
 } from './analysis.ts';
-import { schemaProblems } from './validate.ts';
+import { lazily, schemaProblems } from './validate.ts';
 
-const templateSpec = Compile(AnalysisTemplateSpecSchema);
-const runSpec = Compile(AnalysisRunSpecSchema);
+const templateSpec = lazily(() => Compile(AnalysisTemplateSpecSchema));
+const runSpec = lazily(() => Compile(AnalysisRunSpecSchema));
 const WORDS = { exactlyOne: 'provider' } as const;
 
 /** Problems with an AnalysisTemplate's (or ClusterAnalysisTemplate's) spec, one line each. */
 export function analysisTemplateSpecProblems(spec: unknown): string[] {
-  const problems = schemaProblems(templateSpec, spec, { ...WORDS, kind: 'AnalysisTemplate' });
+  const problems = schemaProblems(templateSpec(), spec, { ...WORDS, kind: 'AnalysisTemplate' });
   return problems.length > 0 ? problems : sourceProblems(spec as AnalysisTemplateSpec);
 }
 
 /** Problems with an AnalysisRun's spec, one line each. */
 export function analysisRunSpecProblems(spec: unknown): string[] {
-  const problems = schemaProblems(runSpec, spec, { ...WORDS, kind: 'AnalysisRun' });
+  const problems = schemaProblems(runSpec(), spec, { ...WORDS, kind: 'AnalysisRun' });
   return problems.length > 0 ? problems : sourceProblems(spec as AnalysisTemplateSpec);
 }
 

@@ -6,11 +6,18 @@
 import { Compile } from 'typebox/compile';
 import { RolloutSpecSchema } from './rollout.ts';
 
-const rolloutSpec = Compile(RolloutSpecSchema);
+/** Compiled on first use: a validator is generated code, and a controller (or plugin command)
+ *  that never validates a Rollout need not hold it. */
+export function lazily(compile: () => CompiledSchema): () => CompiledSchema {
+  let compiled: CompiledSchema | undefined;
+  return () => (compiled ??= compile());
+}
+
+const rolloutSpec = lazily(() => Compile(RolloutSpecSchema));
 
 /** Problems with a Rollout's spec, one line each (`spec.strategy.canary.steps[1]: must …`). */
 export function rolloutSpecProblems(spec: unknown): string[] {
-  return schemaProblems(rolloutSpec, spec, { kind: 'Rollout', exactlyOne: 'action' });
+  return schemaProblems(rolloutSpec(), spec, { kind: 'Rollout', exactlyOne: 'action' });
 }
 
 /** What a compiled schema offers: a check and its errors. */

@@ -4,7 +4,6 @@
  * queue, event recorder and Lease; everything else gets them as constructor arguments.
  */
 import { writeHeapSnapshot } from 'node:v8';
-import { KubeConfig } from '@kubernetes/client-node';
 import {
   ANALYSIS_RUN_KIND,
   CONTROLLER_NAME,
@@ -23,7 +22,10 @@ import type {
   Service,
 } from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
-import { kubeApiFromConfig } from '../kube/apply.ts';
+import { kubeApiOver } from '../kube/apply.ts';
+import { httpsTransport } from '../kube/https-transport.ts';
+import { KubeconfigError, loadConnection } from '../kube/kubeconfig.ts';
+import type { HttpTransport } from '../kube/rest.ts';
 import { KubeEventRecorder } from '../kube/events.ts';
 import { Informer } from '../kube/informer.ts';
 import type { EventHandler } from '../kube/informer.ts';
@@ -83,17 +85,23 @@ async function main(): Promise<number> {
   // Whether this replica acts (the Lease's holder, or no election).
   let leading = !config.leaderElect;
   const clock = systemClock;
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
+  let transport: HttpTransport;
+  try {
+    transport = await apiTransport();
+  } catch (err) {
+    if (!(err instanceof KubeconfigError)) throw err;
+    process.stderr.write(`stepwise-controller: ${err.message}\n`);
+    return ExitCode.badFlags;
+  }
   const metrics = new ControllerMetrics();
   const onRequest = metrics.request;
   // --qps/--burst: one bucket for every request the controller makes (client-go semantics).
   const limiter = new TokenBucket(clock, { qps: config.qps, burst: config.burst });
-  const api = kubeApiFromConfig(kc, { onRequest, limiter });
+  const api = kubeApiOver(transport, { onRequest, limiter });
   // Lease renewals bypass the bucket: under load (1,000 Rollouts settling) it can hold requests
   // for seconds, and a renewal that waits past the renew deadline loses leadership, which stops
   // all work. They are 1 request per retry period, so the cap stays meaningful.
-  const leaseApi = kubeApiFromConfig(kc, { onRequest });
+  const leaseApi = kubeApiOver(transport, { onRequest });
   const ns = config.namespace;
 
   const hashed = { labelSelector: POD_TEMPLATE_HASH_LABEL };
@@ -454,6 +462,22 @@ async function main(): Promise<number> {
     startWorkers();
   }
   return done;
+}
+
+/**
+ * How to reach the API server: our own kubeconfig reader and node:https, or, for a user that
+ * authenticates through an exec/auth-provider plugin, client-node (imported only then).
+ */
+async function apiTransport(): Promise<HttpTransport> {
+  const found = loadConnection(process.env);
+  if (found.kind === 'connection') return httpsTransport(found.connection);
+  const [{ KubeConfig }, { kubeConfigTransport }] = await Promise.all([
+    import('@kubernetes/client-node'),
+    import('../kube/client-node-transport.ts'),
+  ]);
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kubeConfigTransport(kc);
 }
 
 main().then(

@@ -4,7 +4,6 @@
  * subresource), forced, carrying only the fields the caller set.
  */
 import { FIELD_MANAGER } from '../api/index.ts';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { isNotFound, KubeTransportError, type ApiError } from './errors.ts';
 import type {
   ApplyOptions,
@@ -27,8 +26,8 @@ import {
   type ResourceType,
 } from './resources.ts';
 import {
-  kubeConfigTransport,
   RestClient,
+  type HttpTransport,
   type HttpRequest,
   type Query,
   type RestClientOptions,
@@ -253,10 +252,10 @@ function fill<T extends KubeObject>(type: ResourceType, obj: T): T {
   return { ...obj, apiVersion: apiVersionOf(type), kind: type.kind };
 }
 
-/** A `KubeApi` for a kubeconfig (in-cluster or from KUBECONFIG, as client-node loads it). */
-export function kubeApiFromConfig(
-  kc: KubeConfig,
+/** A `KubeApi` over a transport (https-transport.ts, or client-node's for plugin users). */
+export function kubeApiOver(
+  transport: HttpTransport,
   opts: RestKubeApiOptions & RestClientOptions = {},
 ): RestKubeApi {
-  return new RestKubeApi(new RestClient(kubeConfigTransport(kc), opts), opts);
+  return new RestKubeApi(new RestClient(transport, opts), opts);
 }

@@ -59,7 +59,6 @@ export {
 } from './resources.ts';
 export {
   RestClient,
-  kubeConfigTransport,
   readLines,
   type HttpTransport,
   type HttpRequest,
@@ -83,7 +82,9 @@ export type {
   WatchHandle,
   Selectors,
 } from './kube-api.ts';
-export { RestKubeApi, kubeApiFromConfig, type RestKubeApiOptions } from './apply.ts';
+export { RestKubeApi, kubeApiOver, type RestKubeApiOptions } from './apply.ts';
+export { loadConnection, KubeconfigError, type Connection } from './kubeconfig.ts';
+export { httpsTransport } from './https-transport.ts';
 export {
   kubeListWatch,
   type ListWatchSource,

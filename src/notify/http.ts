@@ -8,7 +8,7 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import axios, { AxiosError, type AxiosAdapter } from 'axios';
+import type { AxiosAdapter, AxiosError, AxiosStatic } from 'axios';
 import pRetry, { AbortError } from 'p-retry';
 import { NotifyError, NotifyTransportError } from './errors.ts';
 
@@ -104,7 +104,9 @@ async function postOnce(
   signal: AbortSignal | undefined,
 ): Promise<HttpAnswer> {
   const deadline = AbortSignal.timeout(t.timeoutMs);
-  const res = await axios.request<string>({
+  const res = await (
+    await axiosLoaded()
+  ).request<string>({
     method: 'POST',
     url: req.url,
     headers: { 'user-agent': 'stepwise-controller', ...req.headers() },
@@ -147,16 +149,16 @@ function transportError(
       ...(code !== undefined ? { transportCode: code } : {}),
     });
   if (signal?.aborted === true) return fail('cancelled', false, 'ERR_CANCELED');
-  if (!(err instanceof AxiosError)) {
+  if (!isAxiosError(err)) {
     return fail(err instanceof Error ? err.message : String(err), false);
   }
-  if (err.code === AxiosError.ERR_CANCELED) {
+  if (err.code === 'ERR_CANCELED') {
     return fail(`no answer within ${timeoutMs / 1000}s`, true, 'ETIMEDOUT');
   }
-  if (err.code === AxiosError.ERR_BAD_RESPONSE && /maxContentLength/.test(err.message)) {
+  if (err.code === 'ERR_BAD_RESPONSE' && /maxContentLength/.test(err.message)) {
     return fail(`answer larger than ${MAX_ANSWER_BYTES} bytes`, false, err.code);
   }
-  const permanent = [AxiosError.ERR_INVALID_URL, AxiosError.ERR_BAD_OPTION, 'ERR_BAD_OPTION_VALUE'];
+  const permanent = ['ERR_INVALID_URL', 'ERR_BAD_OPTION', 'ERR_BAD_OPTION_VALUE'];
   const code = err.code ?? 'ERR_NETWORK';
   const text = [err.code, err.message].filter((s) => s !== undefined && s !== '').join(' ');
   return fail(`unreachable: ${text || 'no answer'}`, !permanent.includes(code), code);
@@ -195,4 +197,13 @@ export function snippet(body: string, secrets: readonly string[]): string {
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** axios, loaded on the first send: a controller that never notifies never pays for it. */
+let axiosModule: Promise<AxiosStatic> | undefined;
+const axiosLoaded = (): Promise<AxiosStatic> =>
+  (axiosModule ??= import('axios').then((m) => m.default));
+
+function isAxiosError(err: unknown): err is AxiosError {
+  return (err as { isAxiosError?: unknown } | null)?.isAxiosError === true;
 }

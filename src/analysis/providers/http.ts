@@ -6,7 +6,7 @@
  * an answer, even a 4xx or 500, is returned as it is, for the provider to judge.
  */
 import { Agent } from 'node:https';
-import axios, { AxiosError } from 'axios';
+import type { AxiosError, AxiosStatic } from 'axios';
 import pRetry, { AbortError } from 'p-retry';
 import type { Authentication, WebMetricHeader } from '../../api/index.ts';
 import { substituteArgs } from './args.ts';
@@ -46,7 +46,9 @@ export async function send(req: HttpRequest, ctx: MeasureContext): Promise<HttpA
   const seconds = req.timeoutMs / 1000;
   const attempt = async (): Promise<HttpAnswer> => {
     try {
-      const res = await axios.request<string>({
+      const res = await (
+        await axiosLoaded()
+      ).request<string>({
         method: req.method,
         url: req.url,
         params: req.params,
@@ -140,7 +142,7 @@ async function requestHeaders(
 
 /** No answer came back: the connection failed, was reset, or timed out before one. */
 function transport(err: unknown): boolean {
-  return err instanceof AxiosError && err.response === undefined && !maxSize(err);
+  return isAxiosError(err) && err.response === undefined && !maxSize(err);
 }
 
 function maxSize(err: AxiosError): boolean {
@@ -148,9 +150,18 @@ function maxSize(err: AxiosError): boolean {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof AxiosError) {
+  if (isAxiosError(err)) {
     if (maxSize(err)) return `answer larger than ${MAX_BODY_BYTES} bytes`;
     return [err.code, err.message].filter(Boolean).join(' ');
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** axios, loaded on the first measurement: a controller with no analysis never pays for it. */
+let axiosModule: Promise<AxiosStatic> | undefined;
+const axiosLoaded = (): Promise<AxiosStatic> =>
+  (axiosModule ??= import('axios').then((m) => m.default));
+
+function isAxiosError(err: unknown): err is AxiosError {
+  return (err as { isAxiosError?: unknown } | null)?.isAxiosError === true;
 }
