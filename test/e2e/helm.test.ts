@@ -527,10 +527,13 @@ describe('the chart, installed', () => {
           }
           return arg;
         });
+        // The downward API's values for a pod of this Deployment.
+        const podName = `${controller}-local`;
         const env: NodeJS.ProcessEnv = { KUBECONFIG: kubeconfig };
         for (const e of container.env ?? []) {
           if (e.value !== undefined) env[e.name] = e.value;
           else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = ns;
+          else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
           else assert.fail(`no local value for env ${e.name}`);
         }
 
@@ -546,7 +549,7 @@ describe('the chart, installed', () => {
               ? (JSON.parse(res.body) as { spec: { holderIdentity?: string } })
               : undefined;
           });
-          assert.ok(lease.spec.holderIdentity);
+          assert.equal(lease.spec.holderIdentity, podName);
 
           await createRollout(
             appNs,
@@ -582,9 +585,10 @@ describe('the chart, installed', () => {
           );
           assert.deepEqual(await split(appNs, done), [0, 4]);
           await waitForEvents(appNs, ['RolloutStepCompleted', 'RolloutCompleted']);
-          assert.ok(
-            !running.logs.some((l) => /forbidden/i.test(JSON.stringify(l))),
-            'the chart RBAC refused the controller nothing',
+          // The chart's RBAC refused the controller nothing.
+          assert.deepEqual(
+            running.logs.filter((l) => /forbidden/i.test(JSON.stringify(l))),
+            [],
           );
         } finally {
           await running.stop();
