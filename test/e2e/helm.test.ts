@@ -195,6 +195,27 @@ describe('the Kustomize base', () => {
         '--timeout=60s',
       ]),
     );
+  });
+
+  it('moves to the chart: without its namespace, helm install adopts the rest (README)', async () => {
+    // The Deployment's selector is immutable and the chart's names its release: the base's
+    // namespaced objects go first. The cluster-scoped ones are adopted; --force-conflicts takes
+    // the fields kubectl's apply owned (the identity policy's matchConstraints are atomic and
+    // hold the API server's defaults, which the chart's apply does not spell out).
+    await ok(kubectl(['delete', 'namespace', BASE_NAMESPACE, '--timeout=60s']));
+    const install = ['install', 'stepwise', CHART_DIR, '-n', BASE_NAMESPACE, '--create-namespace'];
+    const refused = await helm([...install, '--wait']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /exists and cannot be imported into the current release/);
+    await ok(
+      helm([...install, '--take-ownership', '--force-conflicts', '--wait', '--timeout=60s']),
+    );
+    const role = await http.json<KubeDoc>(
+      'GET',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles/stepwise-controller',
+    );
+    assert.equal(role.metadata.annotations?.['meta.helm.sh/release-name'], 'stepwise');
+    await ok(helm(['uninstall', 'stepwise', '-n', BASE_NAMESPACE, '--wait']));
     await ok(kubectl(['delete', 'namespace', BASE_NAMESPACE, '--wait=false']));
   });
 });
