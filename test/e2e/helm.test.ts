@@ -118,20 +118,45 @@ async function render(
   );
 }
 
+interface LabelMap {
+  /** Where it is, e.g. `spec.selector.matchLabels`. */
+  readonly path: string;
+  readonly holder: Record<string, unknown>;
+  readonly key: string;
+}
+
 /** The label maps of an object: its own and those of its selectors and pod template. */
-function labelMaps(d: KubeDoc): { holder: Record<string, unknown>; key: string }[] {
+function labelMaps(d: KubeDoc): LabelMap[] {
   const spec = d.spec as Record<string, Record<string, unknown>> | undefined;
-  const maps: { holder: Record<string, unknown>; key: string }[] = [
-    { holder: d.metadata as unknown as Record<string, unknown>, key: 'labels' },
+  const maps: LabelMap[] = [
+    {
+      path: 'metadata.labels',
+      holder: d.metadata as unknown as Record<string, unknown>,
+      key: 'labels',
+    },
   ];
   if (!spec) return maps;
-  if (d.kind === 'Service') maps.push({ holder: spec, key: 'selector' });
-  for (const selector of [spec.selector, spec.podSelector]) {
-    if (d.kind !== 'Service' && selector) maps.push({ holder: selector, key: 'matchLabels' });
+  if (d.kind === 'Service') maps.push({ path: 'spec.selector', holder: spec, key: 'selector' });
+  else {
+    for (const name of ['selector', 'podSelector']) {
+      const selector = spec[name];
+      if (selector)
+        maps.push({ path: `spec.${name}.matchLabels`, holder: selector, key: 'matchLabels' });
+    }
   }
   const template = spec.template as { metadata?: Record<string, unknown> } | undefined;
-  if (template?.metadata) maps.push({ holder: template.metadata, key: 'labels' });
+  if (template?.metadata) {
+    maps.push({ path: 'spec.template.metadata.labels', holder: template.metadata, key: 'labels' });
+  }
   return maps;
+}
+
+/** Deletes the keys of `holder[key]` in `added` that `kept` lacks (and the map, when emptied). */
+function strip(holder: Record<string, unknown>, key: string, added: Set<string>, kept: object) {
+  const map = holder[key] as Record<string, string> | undefined;
+  if (!map) return;
+  for (const k of Object.keys(map)) if (added.has(k) && !(k in kept)) delete map[k];
+  if (Object.keys(map).length === 0 && Object.keys(kept).length === 0) delete holder[key];
 }
 
 /**
@@ -140,29 +165,13 @@ function labelMaps(d: KubeDoc): { holder: Record<string, unknown>; key: string }
  */
 function withoutChartAdditions(chart: KubeDoc, base: KubeDoc): KubeDoc {
   const copy = structuredClone(chart);
-  const baseMaps = labelMaps(base);
-  const strip = (
-    holder: Record<string, unknown>,
-    key: string,
-    extra: Set<string>,
-    kept: object,
-  ) => {
-    const map = holder[key] as Record<string, string> | undefined;
-    if (!map) return;
-    for (const k of Object.keys(map)) if (extra.has(k) && !(k in kept)) delete map[k];
-    if (Object.keys(map).length === 0 && Object.keys(kept).length === 0) delete holder[key];
-  };
-  labelMaps(copy).forEach(({ holder, key }, i) => {
-    const baseMap = baseMaps[i];
-    const kept = (baseMap?.holder[key] as object | undefined) ?? {};
-    strip(holder, key, CHART_LABELS, kept);
-  });
-  strip(
-    copy.metadata as unknown as Record<string, unknown>,
-    'annotations',
-    CHART_ANNOTATIONS,
-    base.metadata.annotations ?? {},
-  );
+  const baseMaps = new Map(labelMaps(base).map((m) => [m.path, m]));
+  for (const { path, holder, key } of labelMaps(copy)) {
+    const baseMap = baseMaps.get(path);
+    strip(holder, key, CHART_LABELS, (baseMap?.holder[baseMap.key] as object | undefined) ?? {});
+  }
+  const metadata = copy.metadata as unknown as Record<string, unknown>;
+  strip(metadata, 'annotations', CHART_ANNOTATIONS, base.metadata.annotations ?? {});
   return copy;
 }
 
@@ -252,7 +261,12 @@ describe('the chart, rendered', () => {
     // The parts people look at first, for a readable failure...
     const rules = (list: KubeDoc[], kind: string, name: string) =>
       find<KubeDoc & { rules: Rule[] }>(list, kind, name).rules;
-    for (const name of ['stepwise-controller', 'stepwise-operator', 'stepwise-view']) {
+    for (const name of [
+      'stepwise-controller',
+      'stepwise-operator',
+      'stepwise-view',
+      'stepwise-approver',
+    ]) {
       assert.deepEqual(rules(chart, 'ClusterRole', name), rules(base, 'ClusterRole', name), name);
     }
     assert.deepEqual(
@@ -292,17 +306,15 @@ describe('the chart, rendered', () => {
       'Service',
       'ServiceAccount',
     ]);
-    const pod = find<Deployment>(quiet, 'Deployment', 'stepwise-controller').spec.template.spec;
-    const container = controllerContainer(
-      find<Deployment>(quiet, 'Deployment', 'stepwise-controller'),
-    );
+    const quietDeployment = find<Deployment>(quiet, 'Deployment', 'stepwise-controller');
+    const container = controllerContainer(quietDeployment);
     assert.equal(container.image, `stepwise-controller@sha256:${'ab'.repeat(32)}`);
     assert.ok(!container.args?.some((a) => /external-bind|notifications-dir/.test(a)));
     assert.deepEqual(
       container.ports?.map((p) => p.name),
       ['metrics'],
     );
-    assert.equal(pod.volumes, undefined);
+    assert.equal(quietDeployment.spec.template.spec.volumes, undefined);
 
     const scoped = await render('blue', 'ops', {
       watchNamespace: 'apps',
