@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench demo run crds crds-check \
-        cluster-bins prometheus-bins cluster-up cluster-down clean plugin
+        chart-files cluster-bins prometheus-bins helm-bins cluster-up cluster-down clean plugin
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -66,9 +66,15 @@ typecheck: deps
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
+	$(TS) deploy/helm/sync.ts --write
 
 crds-check: deps
 	$(TS) src/api/crd-gen.ts --check
+	$(TS) deploy/helm/sync.ts --check
+
+# The Helm chart's copies of deploy/ (CRDs, RBAC, identity policy), after editing those.
+chart-files: deps
+	$(TS) deploy/helm/sync.ts --write
 
 unit: deps
 	$(TS) --test --test-reporter=spec 'test/unit/**/*.test.ts'
@@ -79,6 +85,10 @@ cluster-bins:
 # A real Prometheus and promtool for analysis tests, the demo and benches (built once, cached).
 prometheus-bins:
 	@test/prometheus/build.sh >/dev/null
+
+# helm v4 from its Go module, for the chart's tests (built once, cached).
+helm-bins:
+	@test/helm/build.sh >/dev/null
 
 cluster-up: deps cluster-bins
 	$(TS) test/cluster/cli.ts up
@@ -94,7 +104,7 @@ plugin: deps
 	@chmod +x .stepwise/bin/kubectl-stepwise
 
 # End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
-e2e: deps cluster-bins prometheus-bins plugin
+e2e: deps cluster-bins prometheus-bins helm-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
 
 test: lint typecheck crds-check unit e2e

@@ -17,6 +17,8 @@ export interface ControllerOptions {
   /** Extra flags, e.g. `--leader-elect=true`. Leader election is off unless given. */
   readonly args?: readonly string[];
   readonly identity?: string;
+  /** Overrides of the environment (KUBECONFIG of a ServiceAccount, POD_NAMESPACE). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export class ControllerProcess {
@@ -36,7 +38,7 @@ export class ControllerProcess {
       ...(opts.args ?? ['--leader-elect=false']),
     ];
     this.#child = spawn(process.execPath, args, {
-      env: process.env,
+      env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
