@@ -111,7 +111,7 @@ test: lint typecheck crds-check unit e2e
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
-bench: deps cluster-bins prometheus-bins
+bench: deps cluster-bins prometheus-bins build
 	$(TS) test/bench/run.ts $(BENCH)
 
 demo: deps cluster-bins prometheus-bins plugin

@@ -8,6 +8,7 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { ControllerProcess } from '../e2e/support/controller.ts';
+import type { ControllerOptions } from '../e2e/support/controller.ts';
 
 export const ROLLOUTS = '/apis/stepwise.dev/v1alpha1';
 
@@ -17,8 +18,11 @@ export function clientFor(cluster: Cluster): KubeHttp {
   return new KubeHttp(readCredentials(cluster.kubeconfigPath));
 }
 
-export async function controller(args: string[]): Promise<ControllerProcess> {
-  return new ControllerProcess({ args }).ready();
+export async function controller(
+  args: string[],
+  opts: Pick<ControllerOptions, 'entry' | 'nodeFlags'> = {},
+): Promise<ControllerProcess> {
+  return new ControllerProcess({ args, ...opts }).ready();
 }
 
 /** `controller_clientset_k8s_request_total` as `verb resource` → count (all codes). */
