@@ -29,6 +29,7 @@ import type { EventHandler } from '../kube/informer.ts';
 import { LeaderElector } from '../kube/leader.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
+import { KubeTransportError } from '../kube/errors.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
@@ -68,7 +69,23 @@ import { runWorkers } from './worker.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** The API server the kubeconfig names, for the one line printed when it cannot be reached. */
+let apiServer: string | undefined;
+
+/**
+ * In a container the controller is PID 1, and the kernel ignores signals PID 1 has no handler
+ * for: until the graceful shutdown below is wired (after the caches sync, which can take long or
+ * never happen when the CRDs or RBAC are missing), a stop must still stop it. Nothing leads and
+ * nothing is written yet, so there is nothing to release.
+ */
+function exitOnSignalUntilWired(): () => void {
+  const exit = (): void => process.exit(ExitCode.ok);
+  process.once('SIGTERM', exit).once('SIGINT', exit);
+  return () => process.off('SIGTERM', exit).off('SIGINT', exit);
+}
+
 async function main(): Promise<number> {
+  const unwireEarlyExit = exitOnSignalUntilWired();
   let config;
   try {
     config = parseConfig(process.argv.slice(2), process.env);
@@ -82,7 +99,16 @@ async function main(): Promise<number> {
   let leading = !config.leaderElect;
   const clock = systemClock;
   const kc = new KubeConfig();
-  kc.loadFromDefault();
+  try {
+    kc.loadFromDefault();
+  } catch (err) {
+    const from = process.env.KUBECONFIG ? `KUBECONFIG=${process.env.KUBECONFIG}` : 'the default';
+    process.stderr.write(
+      `stepwise-controller: cannot load the kubeconfig (${from}): ${errorText(err)}\n`,
+    );
+    return ExitCode.failed;
+  }
+  apiServer = kc.getCurrentCluster()?.server;
   const metrics = new ControllerMetrics();
   const onRequest = metrics.request;
   // --qps/--burst: one bucket for every request the controller makes (client-go semantics).
@@ -407,6 +433,7 @@ async function main(): Promise<number> {
     };
     // An operator's tool: a heap snapshot of a running controller, written to the working dir.
     process.on('SIGUSR2', () => log.info('heap snapshot written', { file: writeHeapSnapshot() }));
+    unwireEarlyExit();
     process.once('SIGTERM', () => shutdown('SIGTERM', ExitCode.ok));
     process.once('SIGINT', () => shutdown('SIGINT', ExitCode.ok));
   });
@@ -426,7 +453,13 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`stepwise-controller: ${errorText(err)}\n`);
-    process.exit(1);
+    // Start-up lists fail fast: an API server that does not answer is one line, not a stack.
+    const unreachable = err instanceof KubeTransportError && !err.aborted;
+    process.stderr.write(
+      unreachable
+        ? `stepwise-controller: cannot reach the API server at ${apiServer ?? '(none)'}: ${err.message}\n`
+        : `stepwise-controller: ${errorText(err)}\n`,
+    );
+    process.exit(ExitCode.failed);
   },
 );
