@@ -47,18 +47,26 @@ const say = (line: string): void => {
   process.stderr.write(`[image ${time}] ${line}\n`);
 };
 
-/** Runs a command to completion; its output is returned, and shown when it fails. */
-function run(command: string, args: readonly string[], opts: { cwd?: string } = {}): string {
+/**
+ * Runs a command to completion; its output is returned, and shown when it fails. With
+ * `progress`, its stderr goes straight to ours (a long first build says what it does).
+ */
+function run(
+  command: string,
+  args: readonly string[],
+  opts: { cwd?: string; progress?: boolean } = {},
+): string {
   const result = spawnSync(command, args, {
     cwd: opts.cwd ?? REPO_ROOT,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', opts.progress ? 'inherit' : 'pipe'],
   });
   if (result.error) throw new Error(`${command}: ${result.error.message}`);
   if (result.status !== 0) {
     throw new Error(
       `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}:\n` +
-        `${result.stdout}${result.stderr}`.trim(),
+        `${result.stdout}${result.stderr ?? ''}`.trim(),
     );
   }
   return result.stdout;
@@ -291,7 +299,7 @@ async function main(): Promise<void> {
   );
   const crane = join(
     await step('crane (built once into the cache)', () =>
-      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane']).trim(),
+      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
     ),
     'crane',
   );

@@ -1,7 +1,8 @@
-// The controller's OCI image end to end: `make image` twice gives the same digest, and the image
-// runs under runc against the local control plane as two replicas with leader election: the
-// leader walks a canary to Healthy, SIGTERM to its container hands the Lease over, and an image
-// with no reachable API server exits non-zero with one line.
+// The controller's OCI image end to end: `make image` twice gives the same digest, containerd
+// imports the archive, and the image runs under runc against the local control plane as two
+// replicas with leader election: the leader walks a canary to Healthy, SIGTERM to its container
+// hands the Lease over, a container whose caches never sync still stops on SIGTERM, and with no
+// reachable API server it exits non-zero with one line.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { Containerd } from './support/containerd.ts';
 import { ControllerProcess } from './support/controller.ts';
 import { RuncContainers, imageTools, run, unpackImage } from './support/runc.ts';
 import type { UnpackedImage } from './support/runc.ts';
@@ -92,6 +94,29 @@ describe('the controller image', () => {
         !existsSync(join(image.rootfs, 'app/node_modules/typescript')),
         'no dev dependencies',
       );
+    },
+  );
+
+  it(
+    'containerd imports the archive under its tag, with the config built here',
+    { timeout: 120_000 },
+    async () => {
+      const containerd = await Containerd.start(
+        tools.containerd,
+        tools.ctr,
+        join(work, 'containerd'),
+      );
+      try {
+        containerd.ctr('images', 'import', summary.archive);
+        const images = containerd.ctr('images', 'ls', '--quiet').split('\n');
+        assert.ok(images.includes(`docker.io/library/${summary.tag}`), images.join(', '));
+        // A docker-format archive carries no manifest (containerd writes its own), but the
+        // config, and so the image ID, is the one the build printed.
+        const blobs = containerd.ctr('content', 'ls', '--quiet').split('\n');
+        assert.ok(blobs.includes(summary.imageId), `${summary.imageId} in ${blobs.join(', ')}`);
+      } finally {
+        await containerd.stop();
+      }
     },
   );
 

@@ -43,10 +43,27 @@ export function run(command: string, args: readonly string[], input?: string): s
   return result.stdout;
 }
 
-/** crane and runc, built or unpacked into the cache on first use. */
-export function imageTools(): { crane: string; runc: string } {
-  const dir = run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane', 'runc']).trim();
-  return { crane: join(dir, 'crane'), runc: join(dir, 'runc') };
+export interface ImageTools {
+  readonly crane: string;
+  readonly runc: string;
+  readonly containerd: string;
+  readonly ctr: string;
+}
+
+/** crane, runc, containerd and ctr, built or unpacked into the cache on first use. */
+export function imageTools(): ImageTools {
+  const result = spawnSync(join(REPO_ROOT, 'image', 'tools.sh'), [], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'], // a first build shows its progress
+  });
+  if (result.status !== 0) throw new Error(`image/tools.sh exited with ${result.status}`);
+  const dir = result.stdout.trim();
+  return {
+    crane: join(dir, 'crane'),
+    runc: join(dir, 'runc'),
+    containerd: join(dir, 'containerd'),
+    ctr: join(dir, 'ctr'),
+  };
 }
 
 export interface UnpackedImage {
