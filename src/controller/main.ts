@@ -432,7 +432,14 @@ async function main(): Promise<number> {
       })();
     };
     // An operator's tool: a heap snapshot of a running controller, written to the working dir.
-    process.on('SIGUSR2', () => log.info('heap snapshot written', { file: writeHeapSnapshot() }));
+    // Where that is read-only (the image's /tmp without a volume) it is a log line, not a crash.
+    process.on('SIGUSR2', () => {
+      try {
+        log.info('heap snapshot written', { file: writeHeapSnapshot() });
+      } catch (err) {
+        log.error('heap snapshot not written', { cwd: process.cwd(), error: errorText(err) });
+      }
+    });
     unwireEarlyExit();
     process.once('SIGTERM', () => shutdown('SIGTERM', ExitCode.ok));
     process.once('SIGINT', () => shutdown('SIGINT', ExitCode.ok));
