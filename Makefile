@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench demo run crds crds-check \
-        chart-files cluster-bins prometheus-bins helm-bins cluster-up cluster-down clean plugin
+        chart-files cluster-bins prometheus-bins helm-bins cluster-up cluster-down clean plugin image
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -33,6 +33,7 @@ help:
 	@echo "make cluster-up  start the local control plane detached; then: source $(CLUSTER_ENV)"
 	@echo "make cluster-down  stop it"
 	@echo "make run         run the controller against the current KUBECONFIG"
+	@echo "make image       the controller's OCI image archive, built without a container engine"
 
 $(NODE_HOME)/bin/node:
 	@echo "[node] system Node is $$(node --version 2>/dev/null || echo missing); installing Node $(NODE_VERSION) into $(NODE_HOME)"
@@ -116,6 +117,13 @@ bench: deps cluster-bins prometheus-bins build
 
 demo: deps cluster-bins prometheus-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
+
+# The controller's image: Node $(NODE_VERSION) (the cached one, whatever node runs the build),
+# dist/ and the production node_modules, packed by crane (built once into the cache). Prints the
+# digest and the compressed size; the same commit gives the same digest (image/build.ts).
+IMAGE_OUT ?= .stepwise/image
+image: deps $(NODE_HOME)/bin/node
+	$(TS) image/build.ts --node-home=$(NODE_HOME) --out=$(IMAGE_OUT)
 
 RUN_ARGS ?=
 run: deps

@@ -33,6 +33,7 @@ import { LeaderElector } from '../kube/leader.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
 import type { Lease } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
+import { KubeTransportError } from '../kube/errors.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
@@ -72,7 +73,23 @@ import { runWorkers } from './worker.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** The API server the kubeconfig names, for the one line printed when it cannot be reached. */
+let apiServer: string | undefined;
+
+/**
+ * In a container the controller is PID 1, and the kernel ignores signals PID 1 has no handler
+ * for: until the graceful shutdown below is wired (after the caches sync, which can take long or
+ * never happen when the CRDs or RBAC are missing), a stop must still stop it. Nothing leads and
+ * nothing is written yet, so there is nothing to release.
+ */
+function exitOnSignalUntilWired(): () => void {
+  const exit = (): void => process.exit(ExitCode.ok);
+  process.once('SIGTERM', exit).once('SIGINT', exit);
+  return () => process.off('SIGTERM', exit).off('SIGINT', exit);
+}
+
 async function main(): Promise<number> {
+  const unwireEarlyExit = exitOnSignalUntilWired();
   let config;
   try {
     config = parseConfig(process.argv.slice(2), process.env);
@@ -91,7 +108,7 @@ async function main(): Promise<number> {
   } catch (err) {
     if (!(err instanceof KubeconfigError)) throw err;
     process.stderr.write(`stepwise-controller: ${err.message}\n`);
-    return ExitCode.badFlags;
+    return ExitCode.failed;
   }
   const metrics = new ControllerMetrics();
   const onRequest = metrics.request;
@@ -447,7 +464,15 @@ async function main(): Promise<number> {
       })();
     };
     // An operator's tool: a heap snapshot of a running controller, written to the working dir.
-    process.on('SIGUSR2', () => log.info('heap snapshot written', { file: writeHeapSnapshot() }));
+    // Where that is read-only (the image's /tmp without a volume) it is a log line, not a crash.
+    process.on('SIGUSR2', () => {
+      try {
+        log.info('heap snapshot written', { file: writeHeapSnapshot() });
+      } catch (err) {
+        log.error('heap snapshot not written', { cwd: process.cwd(), error: errorText(err) });
+      }
+    });
+    unwireEarlyExit();
     process.once('SIGTERM', () => shutdown('SIGTERM', ExitCode.ok));
     process.once('SIGINT', () => shutdown('SIGINT', ExitCode.ok));
   });
@@ -470,20 +495,30 @@ async function main(): Promise<number> {
  */
 async function apiTransport(): Promise<HttpTransport> {
   const found = loadConnection(process.env);
-  if (found.kind === 'connection') return httpsTransport(found.connection);
+  if (found.kind === 'connection') {
+    apiServer = found.connection.server;
+    return httpsTransport(found.connection);
+  }
   const [{ KubeConfig }, { kubeConfigTransport }] = await Promise.all([
     import('@kubernetes/client-node'),
     import('../kube/client-node-transport.ts'),
   ]);
   const kc = new KubeConfig();
   kc.loadFromDefault();
+  apiServer = kc.getCurrentCluster()?.server;
   return kubeConfigTransport(kc);
 }
 
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`stepwise-controller: ${errorText(err)}\n`);
-    process.exit(1);
+    // Start-up lists fail fast: an API server that does not answer is one line, not a stack.
+    const unreachable = err instanceof KubeTransportError && !err.aborted;
+    process.stderr.write(
+      unreachable
+        ? `stepwise-controller: cannot reach the API server at ${apiServer ?? '(none)'}: ${err.message}\n`
+        : `stepwise-controller: ${errorText(err)}\n`,
+    );
+    process.exit(ExitCode.failed);
   },
 );

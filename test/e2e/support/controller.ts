@@ -1,6 +1,7 @@
 /**
  * Runs the real controller (`src/controller/main.ts`) as a child process against the harness's
- * cluster, as `make run` would, and lets tests wait for what it logs.
+ * cluster, as `make run` would (or another way, through a launcher), and lets tests wait for what
+ * it logs.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -23,31 +24,50 @@ export interface ControllerOptions {
   readonly entry?: 'source' | 'dist';
   /** Node/V8 flags before the script (benchmarks compare them). */
   readonly nodeFlags?: readonly string[];
+  /** How to start it; default: `node src/controller/main.ts` as a child process. */
+  readonly launcher?: ControllerLauncher;
+}
+
+/** Another way to run the controller (its image under an OCI runtime, say). */
+export interface ControllerLauncher {
+  /** Starts the controller with these flags; its stdout and stderr must be pipes. */
+  start(flags: readonly string[]): ChildProcess;
+  /** Delivers a signal to the controller itself (default: to the child process). */
+  signal?(signal: 'SIGTERM' | 'SIGKILL'): void;
+  /** Synchronous last resort when the test process exits (default: SIGKILL to the child). */
+  killSync?(): void;
 }
 
 export class ControllerProcess {
   readonly logs: LogLine[] = [];
   readonly #child: ChildProcess;
   readonly #waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
+  readonly #launcher: ControllerLauncher | undefined;
   readonly exited: Promise<number | null>;
   metricsPort = 0;
 
   constructor(opts: ControllerOptions = {}) {
-    const args = [
-      '--disable-warning=ExperimentalWarning',
-      ...(opts.nodeFlags ?? []),
-      opts.entry === 'dist'
-        ? join(REPO_ROOT, 'dist', 'controller', 'main.js')
-        : join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+    const flags = [
       '--metrics-bind-address=127.0.0.1:0',
       '--log-level=debug',
       ...(opts.identity ? [`--identity=${opts.identity}`] : []),
       ...(opts.args ?? ['--leader-elect=false']),
     ];
-    this.#child = spawn(process.execPath, args, {
-      env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.#launcher = opts.launcher;
+    this.#child = this.#launcher
+      ? this.#launcher.start(flags)
+      : spawn(
+          process.execPath,
+          [
+            '--disable-warning=ExperimentalWarning',
+            ...(opts.nodeFlags ?? []),
+            opts.entry === 'dist'
+              ? join(REPO_ROOT, 'dist', 'controller', 'main.js')
+              : join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+            ...flags,
+          ],
+          { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
     this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
     for (const stream of [this.#child.stdout, this.#child.stderr]) {
       let buffered = '';
@@ -62,7 +82,9 @@ export class ControllerProcess {
       });
     }
     // Never outlive the test run, whatever the test does.
-    process.once('exit', () => this.#child.kill('SIGKILL'));
+    process.once('exit', () =>
+      this.#launcher?.killSync ? this.#launcher.killSync() : this.#child.kill('SIGKILL'),
+    );
   }
 
   get pid(): number | undefined {
@@ -110,15 +132,19 @@ export class ControllerProcess {
 
   /** SIGTERM: a graceful shutdown. Resolves with the exit code. */
   async stop(): Promise<number | null> {
-    if (this.#child.exitCode === null) this.#child.kill('SIGTERM');
+    if (this.#child.exitCode === null) this.#signal('SIGTERM');
     return this.exited;
   }
 
   /** SIGKILL: a crash. */
   async kill(): Promise<void> {
-    if (this.#child.exitCode === null && this.#child.signalCode === null)
-      this.#child.kill('SIGKILL');
+    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#signal('SIGKILL');
     await this.exited;
+  }
+
+  #signal(signal: 'SIGTERM' | 'SIGKILL'): void {
+    if (this.#launcher?.signal) this.#launcher.signal(signal);
+    else this.#child.kill(signal);
   }
 
   #line(text: string): void {

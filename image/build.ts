@@ -1,0 +1,414 @@
+/**
+ * `make image`: the controller as an OCI image, built without a container engine.
+ *
+ *   node image/build.ts --node-home=DIR [--out=DIR] [--tag=NAME:VERSION]
+ *
+ * Stages a root file system (Node 24 and the shared libraries it links against, the compiled
+ * dist/, the production node_modules, /etc for a non-root user), packs it into layers with GNU
+ * tar's reproducible options, and has crane (go-containerregistry) make the image from them on
+ * an empty base, through a throwaway registry on loopback (crane's mutate works on a registry).
+ * Writes OUT/stepwise-controller.tar (`docker load`, `podman load`, `ctr images import`), the
+ * same image as an OCI layout in OUT/oci/, and OUT/image.json; prints the digest and the size.
+ * Same commit and same inputs (Node, the Debian libraries, package-lock.json): same digest.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  ENTRYPOINT,
+  IMAGE_ENV,
+  IMAGE_UID,
+  LAYERS,
+  NODE_PATH,
+  etcFiles,
+  isPruned,
+  parseLdd,
+  tarArguments,
+} from './rootfs.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+const say = (line: string): void => {
+  const time = new Date().toTimeString().slice(0, 8);
+  process.stderr.write(`[image ${time}] ${line}\n`);
+};
+
+/**
+ * Runs a command to completion; its output is returned, and shown when it fails. With
+ * `progress`, its stderr goes straight to ours (a long first build says what it does).
+ */
+function run(
+  command: string,
+  args: readonly string[],
+  opts: { cwd?: string; progress?: boolean } = {},
+): string {
+  const result = spawnSync(command, args, {
+    cwd: opts.cwd ?? REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', opts.progress ? 'inherit' : 'pipe'],
+  });
+  if (result.error) throw new Error(`${command}: ${result.error.message}`);
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}:\n` +
+        `${result.stdout}${result.stderr ?? ''}`.trim(),
+    );
+  }
+  return result.stdout;
+}
+
+async function step<T>(what: string, work: () => T | Promise<T>): Promise<T> {
+  const started = Date.now();
+  say(`${what}...`);
+  const value = await work();
+  say(`${what}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return value;
+}
+
+interface Options {
+  readonly nodeHome: string;
+  readonly out: string;
+  readonly tag: string;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      'node-home': { type: 'string' },
+      out: { type: 'string' },
+      tag: { type: 'string' },
+    },
+    strict: true,
+  });
+  const nodeHome = values['node-home'];
+  if (!nodeHome) throw new Error('--node-home is required (the Makefile passes its Node 24)');
+  const version = (
+    JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  return {
+    nodeHome,
+    out: values.out ?? join(REPO_ROOT, '.stepwise', 'image'),
+    tag: values.tag ?? `stepwise-controller:${version}`,
+  };
+}
+
+/** SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else the last commit's. */
+function sourceDateEpoch(): number {
+  const fromEnv = process.env.SOURCE_DATE_EPOCH;
+  const text = fromEnv ?? run('git', ['log', '-1', '--format=%ct']).trim();
+  const epoch = Number(text);
+  if (!Number.isInteger(epoch) || epoch < 0) {
+    throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got "${text}"`);
+  }
+  return epoch;
+}
+
+function revision(): string {
+  const commit = run('git', ['rev-parse', 'HEAD']).trim();
+  const dirty = run('git', ['status', '--porcelain', '--untracked-files=no']).trim() !== '';
+  return dirty ? `${commit}-dirty` : commit;
+}
+
+function stageApp(staging: string): void {
+  const app = join(staging, 'app');
+  mkdirSync(app, { recursive: true });
+  // A fresh compile, so a file deleted from src/ cannot linger from an older `make build`.
+  run(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), [
+    '-p',
+    'tsconfig.build.json',
+    '--outDir',
+    join(app, 'dist'),
+    '--sourceMap',
+    'false',
+  ]);
+  // package.json says "type": "module", which dist/ needs; the lock file pins node_modules.
+  for (const file of ['package.json', 'package-lock.json']) {
+    copyFileSync(join(REPO_ROOT, file), join(app, file));
+  }
+}
+
+function stageDependencies(staging: string): void {
+  const app = join(staging, 'app');
+  // No install scripts: none of the production dependencies has one, and a script could write
+  // something different on each run.
+  run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app });
+  rmSync(join(app, 'package-lock.json'));
+  let pruned = 0;
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (isPruned(entry.name)) {
+        rmSync(path);
+        pruned++;
+      }
+    }
+  };
+  walk(join(app, 'node_modules'));
+  say(`  removed ${pruned} type declarations and source maps from node_modules`);
+}
+
+/** Copies the file behind `path` (following symlinks) to the same path under `staging`. */
+function copyAtSamePath(staging: string, path: string): void {
+  const target = join(staging, path);
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(realpathSync(path), target);
+}
+
+function stageRuntime(staging: string, nodeHome: string): string[] {
+  const node = join(nodeHome, 'bin', 'node');
+  const version = run(node, ['--version']).trim();
+  if (!version.startsWith('v24.')) throw new Error(`${node} is ${version}, not Node 24`);
+  mkdirSync(join(staging, dirname(NODE_PATH.slice(1))), { recursive: true });
+  copyFileSync(node, join(staging, NODE_PATH.slice(1)));
+  copyFileSync(join(nodeHome, 'LICENSE'), join(staging, 'nodejs', 'LICENSE'));
+
+  const libraries = parseLdd(run('ldd', [node]));
+  for (const lib of libraries) copyAtSamePath(staging, lib.path);
+  // Their Debian packages' copyright files, as distroless ships them (glibc, libstdc++).
+  const packages = debianPackagesOf(libraries.map((l) => l.path));
+  for (const pkg of packages) {
+    const copyright = `/usr/share/doc/${pkg}/copyright`;
+    if (existsSync(copyright)) copyAtSamePath(staging, copyright);
+  }
+
+  for (const [path, text] of Object.entries(etcFiles())) {
+    mkdirSync(dirname(join(staging, path)), { recursive: true });
+    writeFileSync(join(staging, path), text);
+  }
+  mkdirSync(join(staging, 'tmp'));
+  return [`Node ${version}`, ...libraries.map((l) => l.path)];
+}
+
+/** The Debian packages that own these files (by the path ldd gave, or behind the symlink). */
+function debianPackagesOf(files: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const file of files) {
+    for (const path of [file, realpathSync(file)]) {
+      const result = spawnSync('dpkg-query', ['--search', path], { encoding: 'utf8' });
+      const name = result.status === 0 ? result.stdout.split(':')[0]?.trim() : undefined;
+      if (name) {
+        names.add(name);
+        break;
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+/** Same modes whatever the umask of the machine that built it: rwX for the owner, rX for all. */
+function normalizeModes(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      chmodSync(path, 0o755);
+      normalizeModes(path);
+    } else {
+      chmodSync(path, statSync(path).mode & 0o111 ? 0o755 : 0o644);
+    }
+  }
+}
+
+function packLayers(staging: string, layersDir: string, epoch: number): string[] {
+  mkdirSync(layersDir, { recursive: true });
+  return LAYERS.map((layer) => {
+    const paths = layer.paths.filter((p) => existsSync(join(staging, p)));
+    const archive = join(layersDir, `${layer.name}.tar`);
+    run('tar', tarArguments(epoch, staging, archive, paths));
+    // gzip ourselves: crane would use Go's fastest level (node alone: 55 MB instead of 45 MB).
+    // -n keeps the name and time out of the header.
+    run('gzip', ['-n', '-6', archive]);
+    return `${archive}.gz`;
+  });
+}
+
+/** crane's in-memory registry on a free loopback port, for append and mutate. */
+async function startRegistry(crane: string): Promise<{ address: string; child: ChildProcess }> {
+  const child = spawn(crane, ['registry', 'serve', '--address', '127.0.0.1:0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () => reject(new Error(`crane registry did not start: ${seen}`)),
+      10_000,
+    );
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      seen += chunk;
+      const match = /serving on port (\d+)/.exec(seen);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`crane registry exited with ${code}: ${seen}`));
+    });
+  });
+  return { address: `127.0.0.1:${port}`, child };
+}
+
+interface Manifest {
+  readonly config: { readonly digest: string; readonly size: number };
+  readonly layers: readonly { readonly digest: string; readonly size: number }[];
+}
+
+export interface ImageSummary {
+  readonly tag: string;
+  /** The OCI manifest's digest: what a registry serves the image as (from OUT/oci). */
+  readonly digest: string;
+  /** The config's digest: the image ID that `docker load` and `podman load` show. */
+  readonly imageId: string;
+  /** Manifest, config and gzip-compressed layers: what a node pulls. */
+  readonly compressedBytes: number;
+  readonly layers: readonly {
+    readonly name: string;
+    readonly digest: string;
+    readonly bytes: number;
+  }[];
+  readonly archive: string;
+  readonly ociLayout: string;
+  readonly sourceDateEpoch: number;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const opts = options();
+  const epoch = sourceDateEpoch();
+  say(
+    `building ${opts.tag} into ${relative(REPO_ROOT, opts.out) || '.'} (SOURCE_DATE_EPOCH ${epoch})`,
+  );
+  const crane = join(
+    await step('crane (built once into the cache)', () =>
+      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
+    ),
+    'crane',
+  );
+
+  const staging = join(opts.out, 'rootfs');
+  rmSync(opts.out, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  await step('compile src/ to app/dist', () => stageApp(staging));
+  await step('production node_modules (npm ci --omit=dev)', () => stageDependencies(staging));
+  const runtime = await step('Node and the shared libraries it links against', () =>
+    stageRuntime(staging, opts.nodeHome),
+  );
+  say(`  ${runtime.join(', ')}`);
+  normalizeModes(staging);
+  chmodSync(join(staging, 'tmp'), 0o1777);
+  const layers = await step('layers (tar sorted, mtime SOURCE_DATE_EPOCH; gzip -n)', () =>
+    packLayers(staging, join(opts.out, 'layers'), epoch),
+  );
+
+  const registry = await startRegistry(crane);
+  try {
+    const repo = `${registry.address}/stepwise-controller`;
+    await step('image (crane append onto an empty OCI base, then mutate)', () => {
+      run(crane, [
+        'append',
+        '--oci-empty-base',
+        ...layers.flatMap((l) => ['-f', l]),
+        '-t',
+        `${repo}:layers`,
+      ]);
+      const mutate = [
+        'mutate',
+        `${repo}:layers`,
+        '--set-platform=linux/amd64',
+        `--entrypoint=${ENTRYPOINT.join(',')}`,
+        `--user=${IMAGE_UID}:${IMAGE_UID}`,
+        '--workdir=/tmp',
+        ...Object.entries(IMAGE_ENV).map(([k, v]) => `--env=${k}=${v}`),
+        `--label=org.opencontainers.image.title=stepwise-controller`,
+        `--label=org.opencontainers.image.version=${opts.tag.split(':').pop() ?? ''}`,
+        `--label=org.opencontainers.image.revision=${revision()}`,
+        `--label=org.opencontainers.image.licenses=Apache-2.0`,
+      ];
+      run(crane, [...mutate, '-t', `${repo}:final`]);
+      // The same mutation again, saved as a tarball under the name people load it as.
+      run(crane, [...mutate, '-t', opts.tag, '-o', join(opts.out, 'stepwise-controller.tar')]);
+      run(crane, ['pull', '--format=oci', `${repo}:final`, join(opts.out, 'oci')]);
+    });
+    const digest = run(crane, ['digest', `${repo}:final`]).trim();
+    const manifestText = run(crane, ['manifest', `${repo}:final`]);
+    const manifest = JSON.parse(manifestText) as Manifest;
+    const summary: ImageSummary = {
+      tag: opts.tag,
+      digest,
+      imageId: manifest.config.digest,
+      compressedBytes:
+        Buffer.byteLength(manifestText) +
+        manifest.config.size +
+        manifest.layers.reduce((sum, l) => sum + l.size, 0),
+      layers: manifest.layers.map((l, i) => ({
+        name: LAYERS[i]?.name ?? `layer ${i}`,
+        digest: l.digest,
+        bytes: l.size,
+      })),
+      archive: join(opts.out, 'stepwise-controller.tar'),
+      ociLayout: join(opts.out, 'oci'),
+      sourceDateEpoch: epoch,
+    };
+    checkSameImage(crane, summary);
+    writeFileSync(join(opts.out, 'image.json'), JSON.stringify(summary, null, 2) + '\n');
+    rmSync(join(opts.out, 'layers'), { recursive: true });
+    rmSync(staging, { recursive: true });
+    const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+    process.stdout.write(
+      `image     ${summary.tag}\n` +
+        `digest    ${summary.digest}\n` +
+        `image id  ${summary.imageId}\n` +
+        `size      ${mb(summary.compressedBytes)} compressed (${summary.layers
+          .map((l) => `${l.name} ${mb(l.bytes)}`)
+          .join(', ')})\n` +
+        `archive   ${relative(process.cwd(), summary.archive)}  (docker load / podman load -i / ctr images import)\n` +
+        `oci       ${relative(process.cwd(), summary.ociLayout)}/  (crane push / skopeo copy oci:…)\n` +
+        `built in  ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+  } finally {
+    registry.child.kill('SIGTERM');
+  }
+}
+
+/** The tarball and the OCI layout must hold the image the registry has, config for config. */
+function checkSameImage(crane: string, summary: ImageSummary): void {
+  const index = JSON.parse(readFileSync(join(summary.ociLayout, 'index.json'), 'utf8')) as {
+    manifests: { digest: string }[];
+  };
+  if (index.manifests.length !== 1 || index.manifests[0]?.digest !== summary.digest) {
+    throw new Error(`OCI layout holds ${JSON.stringify(index.manifests)}, not ${summary.digest}`);
+  }
+  // docker's manifest.json names the config by digest: the image ID it loads as.
+  const [entry] = JSON.parse(run('tar', ['-xOf', summary.archive, 'manifest.json'])) as {
+    Config: string;
+    RepoTags: string[];
+  }[];
+  const configDigest = entry?.Config.replace(/^sha256:/, '').replace(/^/, 'sha256:');
+  if (configDigest !== summary.imageId || entry?.RepoTags.join() !== summary.tag) {
+    throw new Error(`${summary.archive} holds ${JSON.stringify(entry)}, not ${summary.imageId}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  say(`failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,277 @@
+// The controller's OCI image end to end: `make image` twice gives the same digest, containerd
+// imports the archive, and the image runs under runc against the local control plane as two
+// replicas with leader election: the leader walks a canary to Healthy, SIGTERM to its container
+// hands the Lease over, a container whose caches never sync still stops on SIGTERM, and with no
+// reachable API server it exits non-zero with one line.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { REPO_ROOT } from '../cluster/state.ts';
+import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { Containerd } from './support/containerd.ts';
+import { ControllerProcess } from './support/controller.ts';
+import { RuncContainers, imageTools, run, unpackImage } from './support/runc.ts';
+import type { UnpackedImage } from './support/runc.ts';
+import {
+  createRollout,
+  installCrds,
+  patchStatus,
+  phase,
+  rolloutBody,
+  setImage,
+  split,
+  waitFor,
+  waitForRollout,
+} from './support/rollouts.ts';
+
+interface ImageSummary {
+  readonly tag: string;
+  readonly digest: string;
+  readonly imageId: string;
+  readonly compressedBytes: number;
+  readonly archive: string;
+}
+
+type Lease = { spec?: { holderIdentity?: string } };
+const LEASES = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+const LEASE = 'stepwise-controller-leader';
+
+/** `make image`, as a person runs it; the build's progress goes to the test's stderr. */
+function makeImage(out?: string): ImageSummary {
+  const result = spawnSync(
+    'make',
+    ['--no-print-directory', 'image', ...(out ? [`IMAGE_OUT=${out}`] : [])],
+    { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  assert.equal(result.status, 0, `make image failed:\n${result.stdout}`);
+  const file = join(out ?? join(REPO_ROOT, '.stepwise', 'image'), 'image.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as ImageSummary;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'stepwise-image-e2e-'));
+const tools = imageTools();
+const containers = new RuncContainers(tools.runc, join(work, 'containers'));
+let image: UnpackedImage;
+let summary: ImageSummary;
+
+before(installCrds);
+after(() => {
+  containers.deleteAll();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the controller image', () => {
+  it(
+    'make image twice: the same digest, a valid archive, under 60 MB compressed',
+    { timeout: 600_000 },
+    () => {
+      summary = makeImage();
+      const again = makeImage(join(work, 'second-build'));
+      assert.equal(again.digest, summary.digest, 'same inputs, same manifest digest');
+      assert.equal(again.imageId, summary.imageId, 'same config digest');
+      const sha = (file: string) => run('sha256sum', [file]).split(' ')[0];
+      assert.equal(sha(again.archive), sha(summary.archive), 'byte-identical archives');
+      assert.match(summary.digest, /^sha256:[0-9a-f]{64}$/);
+      assert.ok(summary.compressedBytes < 60e6, `${summary.compressedBytes} bytes compressed`);
+      // crane re-reads every layer and checks its digests against the manifest and config.
+      run(tools.crane, ['validate', '--tarball', summary.archive]);
+
+      image = unpackImage(tools.crane, summary.archive, join(work, 'image'));
+      assert.deepEqual(image.config.Entrypoint, [
+        '/nodejs/bin/node',
+        '/app/dist/controller/main.js',
+      ]);
+      assert.equal(image.config.User, '65532:65532');
+      assert.ok(image.config.Env?.includes('NODE_ENV=production'));
+      for (const shell of ['bin/sh', 'bin/bash', 'usr/bin/sh']) {
+        assert.ok(!existsSync(join(image.rootfs, shell)), `no ${shell} in the image`);
+      }
+      assert.ok(
+        !existsSync(join(image.rootfs, 'app/node_modules/typescript')),
+        'no dev dependencies',
+      );
+    },
+  );
+
+  it(
+    'containerd imports the archive under its tag, with the config built here',
+    { timeout: 120_000 },
+    async () => {
+      const containerd = await Containerd.start(
+        tools.containerd,
+        tools.ctr,
+        join(work, 'containerd'),
+      );
+      try {
+        containerd.ctr('images', 'import', summary.archive);
+        const images = containerd.ctr('images', 'ls', '--quiet').split('\n');
+        assert.ok(images.includes(`docker.io/library/${summary.tag}`), images.join(', '));
+        // A docker-format archive carries no manifest (containerd writes its own), but the
+        // config, and so the image ID, is the one the build printed.
+        const blobs = containerd.ctr('content', 'ls', '--quiet').split('\n');
+        assert.ok(blobs.includes(summary.imageId), `${summary.imageId} in ${blobs.join(', ')}`);
+      } finally {
+        await containerd.stop();
+      }
+    },
+  );
+
+  it(
+    'two replicas under runc: the leader walks a canary to Healthy, SIGTERM hands the Lease over',
+    { timeout: 180_000 },
+    async () => {
+      const ns = await testNamespace('image-ha');
+      const kubeconfig = process.env.KUBECONFIG ?? '';
+      const replica = (id: string) =>
+        new ControllerProcess({
+          args: ['--leader-elect=true', `--lease-namespace=${ns}`, `--identity=${id}`],
+          launcher: containers.launcher(id, image, { kubeconfig }),
+        });
+      const a = replica('image-a');
+      await a.ready();
+      await a.waitForLog((l) => l.msg === 'leader election: became leader');
+      const b = replica('image-b');
+      await b.ready();
+      await waitFor(
+        LEASE + ' held by image-a',
+        LEASES(ns),
+        LEASE,
+        (l: Lease) => l.spec?.holderIdentity === 'image-a',
+      );
+      assert.ok(!b.logs.some((l) => l.msg === 'leader election: became leader'), 'one leader');
+
+      // The controller in the container is the image's non-root user, on the host's network.
+      const status = readFileSync(`/proc/${containers.pid('image-a')}/status`, 'utf8');
+      assert.match(status, /^Uid:\s+65532\s/m);
+      const metrics = await fetch(`http://127.0.0.1:${a.metricsPort}/metrics`);
+      assert.match(await metrics.text(), /^stepwise_leader 1$/m);
+
+      await createRollout(
+        ns,
+        rolloutBody('web', {
+          replicas: 2,
+          strategy: { canary: { steps: [{ setWeight: 50 }, { pause: {} }] } },
+        }),
+      );
+      await waitForRollout(ns, 'web', 'Healthy under image-a', phase('Healthy'));
+      await setImage(ns, 'web', 'app:2');
+      const paused = await waitForRollout(
+        ns,
+        'web',
+        'canary paused at 50%',
+        phase('Paused', (r) => r.status?.currentStepIndex === 1),
+      );
+      assert.deepEqual(await split(ns, paused), [1, 1], '1 canary pod, 1 stable');
+      await patchStatus(ns, 'web', { pauseConditions: null }); // kubectl stepwise promote
+      await waitForRollout(
+        ns,
+        'web',
+        'Healthy on app:2',
+        phase('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
+      );
+
+      const stopped = Date.now();
+      assert.equal(await a.stop(), 0, 'runc kill TERM: a graceful stop, exit 0');
+      assert.ok(a.logs.some((l) => l.msg === 'leader election: released the lease'));
+      await waitFor(
+        LEASE + ' held by image-b',
+        LEASES(ns),
+        LEASE,
+        (l: Lease) => l.spec?.holderIdentity === 'image-b',
+        10_000,
+      );
+      const handover = Date.now() - stopped;
+      assert.ok(handover < 5_000, `image-b took over ${handover} ms after the SIGTERM`);
+      process.stderr.write(`# Lease handed over ${handover} ms after runc kill TERM\n`);
+
+      await setImage(ns, 'web', 'app:3');
+      await waitForRollout(ns, 'web', 'canary paused under image-b', phase('Paused'));
+      await patchStatus(ns, 'web', { pauseConditions: null });
+      await waitForRollout(
+        ns,
+        'web',
+        'Healthy on app:3 under image-b',
+        phase('Healthy', (r) => r.status?.stableRS === r.status?.currentPodHash),
+      );
+      // SIGUSR2 asks for a heap snapshot; the read-only root has nowhere to put it, and that
+      // must not take the controller down.
+      containers.runc('kill', 'image-b', 'USR2');
+      await b.waitForLog((l) => l.msg === 'heap snapshot not written', 20_000);
+      assert.equal(await b.stop(), 0);
+      await waitFor(
+        LEASE + ' released',
+        LEASES(ns),
+        LEASE,
+        (l: Lease) => !l.spec?.holderIdentity,
+        10_000,
+      );
+    },
+  );
+
+  it(
+    'SIGTERM stops a container whose caches never sync (the controller is PID 1)',
+    { timeout: 60_000 },
+    async () => {
+      // A user with no RBAC: every list is forbidden, so the caches never sync.
+      const kubeconfig = await userKubeconfig('image-no-rbac');
+      const c = new ControllerProcess({
+        args: ['--leader-elect=false'],
+        launcher: containers.launcher('image-unsynced', image, { kubeconfig }),
+      });
+      await c.waitForLog((l) => l.msg === 'internal server listening');
+      await c.waitForLog((l) => /forbidden/i.test(JSON.stringify(l)));
+      const stopped = Date.now();
+      assert.equal(await c.stop(), 0);
+      assert.ok(Date.now() - stopped < 5_000, 'stopped at once, not after a kill');
+    },
+  );
+
+  it(
+    'no reachable API server: exits non-zero with one clear line',
+    { timeout: 60_000 },
+    async () => {
+      const closedPort = await freePort();
+      const kubeconfig = join(work, 'unreachable.kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${closedPort}", insecure-skip-tls-verify: true}}]`,
+          'users: [{name: u, user: {token: none}}]',
+          'contexts: [{name: c, context: {cluster: c, user: u}}]',
+          'current-context: c',
+        ].join('\n'),
+      );
+      const c = new ControllerProcess({
+        args: ['--leader-elect=true', '--log-level=error'],
+        launcher: containers.launcher('image-unreachable', image, { kubeconfig }),
+      });
+      const code = await c.exited;
+      assert.equal(code, 1);
+      const lines = c.logs.map((l) => (l.level === 'raw' ? l.msg : JSON.stringify(l)));
+      assert.equal(lines.length, 1, lines.join('\n'));
+      assert.match(
+        lines[0] ?? '',
+        new RegExp(
+          `^stepwise-controller: cannot reach the API server at https://127\\.0\\.0\\.1:${closedPort}: connect ECONNREFUSED 127\\.0\\.0\\.1:${closedPort}`,
+        ),
+      );
+    },
+  );
+});
+
+/** A loopback port nothing listens on (taken, then given back). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
