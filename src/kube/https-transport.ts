@@ -47,7 +47,8 @@ export function httpsTransport(conn: Connection): HttpTransport {
         );
         r.on('error', (err) =>
           reject(
-            new KubeTransportError(`${req.method} ${conn.server}: ${err.message}`, { cause: err }),
+            // The system error as it is (connect ECONNREFUSED …): callers name the server.
+            new KubeTransportError(err.message, { cause: err }),
           ),
         );
         r.end(req.body);
