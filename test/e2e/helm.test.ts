@@ -208,16 +208,16 @@ describe('the Kustomize base', () => {
 
   it('moves to the chart: without its namespace, helm install adopts the rest (README)', async () => {
     // The Deployment's selector is immutable and the chart's names its release: the base's
-    // namespaced objects go first. The cluster-scoped ones are adopted; --force-conflicts takes
-    // the fields kubectl's apply owned (the identity policy's matchConstraints are atomic and
-    // hold the API server's defaults, which the chart's apply does not spell out).
+    // namespaced objects go first. The cluster-scoped ones are adopted without --force-conflicts:
+    // the identity policy's matchConstraints (atomic) spell out the API server's defaults, so
+    // kubectl's value and Helm's are the same and neither apply conflicts with the other.
     await ok(kubectl(['delete', 'namespace', BASE_NAMESPACE, '--timeout=60s']));
     const install = ['install', 'stepwise', CHART_DIR, '-n', BASE_NAMESPACE, '--create-namespace'];
     const refused = await helm([...install, '--wait']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /exists and cannot be imported into the current release/);
     await ok(
-      helm([...install, '--take-ownership', '--force-conflicts', '--wait', '--timeout=60s']),
+      helm([...install, '--take-ownership', '--wait', '--timeout=60s']),
     );
     const role = await http.json<KubeDoc>(
       'GET',
@@ -314,7 +314,11 @@ describe('the chart, rendered', () => {
       container.ports?.map((p) => p.name),
       ['metrics'],
     );
-    assert.equal(quietDeployment.spec.template.spec.volumes, undefined);
+    // Only the scratch directory: no notifications Secret to mount.
+    assert.deepEqual(
+      quietDeployment.spec.template.spec.volumes?.map((v) => v.name),
+      ['tmp'],
+    );
 
     const scoped = await render('blue', 'ops', {
       watchNamespace: 'apps',
