@@ -26,6 +26,11 @@ const deps: CliDeps = {
   env: process.env,
   connect: (globals) => connect(globals),
   now: () => Date.now(),
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
   onInterrupt(handler) {
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);

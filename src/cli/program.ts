@@ -1,6 +1,7 @@
 /** The command tree and the top-level error handling: one line on stderr, exit code 1. */
 import { Command, CommanderError } from 'commander';
 import { CliError, errorLine } from './errors.ts';
+import { checkName } from './names.ts';
 import type { CliDeps } from './context.ts';
 import type { Act } from './commands/common.ts';
 import { registerGet } from './commands/get.ts';
@@ -9,13 +10,20 @@ import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
 import { registerApprove } from './commands/approve.ts';
 import { registerRetry } from './commands/retry.ts';
+import { registerRestart } from './commands/restart.ts';
+import { registerSet } from './commands/set-image.ts';
+import { registerUndo } from './commands/undo.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
 
 export function buildProgram(deps: CliDeps, act: Act): Command {
   const program = new Command('kubectl stepwise')
     .description('Stepwise progressive delivery: inspect and steer Rollouts (stepwise.dev)')
-    .option('-n, --namespace <namespace>', "namespace (default: the context's, else default)")
+    .option(
+      '-n, --namespace <namespace>',
+      "namespace (default: the context's, else default)",
+      (value: string) => checkName('namespace', value),
+    )
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config)')
     .option('--as <user>', 'impersonate this user for the request')
@@ -60,6 +68,9 @@ Examples:
     registerAbort,
     registerApprove,
     registerRetry,
+    registerRestart,
+    registerUndo,
+    registerSet,
     registerStatus,
     registerVersion,
   ]) {

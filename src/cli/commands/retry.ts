@@ -1,6 +1,7 @@
 /** `retry rollout NAME` (or `retry NAME`): status.abort = false on an aborted rollout. */
 import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { decideRetry } from '../requests.ts';
 import { clientFor, isRolloutWord, type Registrar } from './common.ts';
 import { sendRequest } from './send-request.ts';
@@ -24,6 +25,7 @@ export const registerRetry: Registrar = (program, deps, act) => {
           }
           name = second;
         }
+        checkName('rollout', name);
         const { client, namespace } = await clientFor(deps, cmd);
         return sendRequest(deps, client, namespace, name, decideRetry);
       }),
