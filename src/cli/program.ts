@@ -6,6 +6,7 @@ import type { CliDeps } from './context.ts';
 import type { Act } from './commands/common.ts';
 import { registerGet } from './commands/get.ts';
 import { registerList } from './commands/list.ts';
+import { registerLint } from './commands/lint.ts';
 import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
 import { registerApprove } from './commands/approve.ts';
@@ -72,6 +73,7 @@ Examples:
     registerUndo,
     registerSet,
     registerStatus,
+    registerLint,
     registerVersion,
   ]) {
     register(program, deps, act);
