@@ -87,11 +87,15 @@ cluster-down: deps
 	$(TS) test/cluster/cli.ts down
 
 # kubectl finds plugins on PATH: e2e tests and the demo put .stepwise/bin there.
+# kubectl_complete-stepwise is what kubectl (1.26+) runs to complete `kubectl stepwise <TAB>`.
 plugin: deps
 	@mkdir -p .stepwise/bin
 	@printf '#!/bin/sh\nexec "%s" --disable-warning=ExperimentalWarning "%s/src/cli/main.ts" "$$@"\n' \
 		"$$(command -v node)" "$(CURDIR)" > .stepwise/bin/kubectl-stepwise
 	@chmod +x .stepwise/bin/kubectl-stepwise
+	@printf '#!/bin/sh\nexec "%s/.stepwise/bin/kubectl-stepwise" __complete "$$@"\n' "$(CURDIR)" \
+		> .stepwise/bin/kubectl_complete-stepwise
+	@chmod +x .stepwise/bin/kubectl_complete-stepwise
 
 # End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
 e2e: deps cluster-bins prometheus-bins plugin

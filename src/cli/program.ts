@@ -16,6 +16,8 @@ import { registerSet } from './commands/set-image.ts';
 import { registerUndo } from './commands/undo.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
+import { COMPLETE_COMMAND, registerCompletion, runComplete } from './commands/completion.ts';
+import { Sink } from './terminal.ts';
 
 export function buildProgram(deps: CliDeps, act: Act): Command {
   const program = new Command('kubectl stepwise')
@@ -60,7 +62,14 @@ Examples:
   kubectl stepwise abort web                   go back to stable
   kubectl stepwise retry rollout web           start an aborted update again
   kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)
-  kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked`,
+  kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked
+  kubectl stepwise restart web                 replace every pod, within maxUnavailable
+  kubectl stepwise lint deploy/*.yaml          (CI) check manifests offline, exit 1 on problems
+  kubectl stepwise list rollouts -o yaml       the objects as the API server returns them
+
+  Without GitOps only (they write spec.template, which Git owns):
+  kubectl stepwise set image web web=nginx:1.27
+  kubectl stepwise undo web --to-revision 3`,
   );
   for (const register of [
     registerGet,
@@ -74,6 +83,7 @@ Examples:
     registerSet,
     registerStatus,
     registerLint,
+    registerCompletion,
     registerVersion,
   ]) {
     register(program, deps, act);
@@ -102,6 +112,15 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
     if (argv.length === 0) {
       program.outputHelp();
       return 0;
+    }
+    // Completion reads the words as typed, flags included: commander must not parse them.
+    if (argv[0] === COMPLETE_COMMAND) {
+      const list = async (args: string[]): Promise<string> => {
+        const out = new Sink();
+        await run(args, { ...deps, out, err: new Sink() });
+        return out.text;
+      };
+      return await runComplete(argv.slice(1), program, deps, list);
     }
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;

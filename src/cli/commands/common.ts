@@ -2,6 +2,7 @@
 import { Argument, Option, type Command } from 'commander';
 import { ANALYSIS_RUN_KIND, API_VERSION, ROLLOUT_KIND } from '../../api/keys.ts';
 import type { KubeClient } from '../client.ts';
+import type { ArgCompletion } from '../completion.ts';
 import type { CliDeps, GlobalFlags } from '../context.ts';
 import { checkName, type NameKind } from '../names.ts';
 import {
@@ -32,12 +33,20 @@ export async function clientFor(
   return { client, namespace: client.namespace, globals };
 }
 
+/** What shell completion offers for an argument (src/cli/completion.ts); none when absent. */
+export const completionOf = new WeakMap<Argument, ArgCompletion>();
+
 /**
  * A `<name>` argument checked as a Kubernetes name while the command line is parsed: a bad one
  * is one line before the kubeconfig is even read.
  */
-export const nameArgument = (kind: NameKind, description = `${kind} name`): Argument =>
-  new Argument('<name>', description).argParser((value: string) => checkName(kind, value));
+export const nameArgument = (kind: NameKind, description = `${kind} name`): Argument => {
+  const arg = new Argument('<name>', description).argParser((value: string) =>
+    checkName(kind, value),
+  );
+  completionOf.set(arg, { names: kind === 'AnalysisRun' ? 'AnalysisRun' : 'rollout' });
+  return arg;
+};
 
 /** Resource words accepted for rollouts: `rollout`, `rollouts`, `ro`, `swro`. */
 export const ROLLOUT_WORDS = ['rollout', 'rollouts', 'ro', 'swro'] as const;
@@ -62,9 +71,9 @@ export const ANALYSIS_RUN: ObjectKind = { kind: ANALYSIS_RUN_KIND, apiVersion: A
 
 /** `-o json|yaml|name`, checked as it is parsed. */
 export const outputOption = (): Option =>
-  new Option('-o, --output <format>', `output format: ${OUTPUT_FORMATS.join('|')}`).argParser(
-    parseOutputFormat,
-  );
+  new Option('-o, --output <format>', 'output format')
+    .choices(OUTPUT_FORMATS)
+    .argParser(parseOutputFormat);
 
 export interface PrintFlags {
   output?: OutputFormat;

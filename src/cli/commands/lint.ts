@@ -3,16 +3,23 @@
  * own rules, for CI before a merge. Problems on stdout, one a line; exit 1 when there are any.
  */
 import { readFile } from 'node:fs/promises';
+import { Argument } from 'commander';
 import { println } from '../context.ts';
 import { CliError } from '../errors.ts';
 import type { LintInput } from '../lint/documents.ts';
-import type { Registrar } from './common.ts';
+import { completionOf, type Registrar } from './common.ts';
+
+const fileArgument = new Argument(
+  '<file...>',
+  'YAML files (several documents each); - reads stdin',
+);
+completionOf.set(fileArgument, { files: true });
 
 export const registerLint: Registrar = (program, deps, act) => {
   program
     .command('lint')
     .description('Check Rollout, AnalysisTemplate and other Stepwise manifests offline')
-    .argument('<file...>', 'YAML files (several documents each); - reads stdin')
+    .addArgument(fileArgument)
     .addHelpText(
       'after',
       `

@@ -1,10 +1,11 @@
 /** `list rollouts [-A] [-o json|yaml|name]` (also `list`, `list ro`) */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { CliError } from '../errors.ts';
 import { renderRolloutList } from '../render/table.ts';
 import { printList } from '../render/output.ts';
 import {
   clientFor,
+  completionOf,
   isRolloutWord,
   outputOption,
   ROLLOUT,
@@ -12,11 +13,14 @@ import {
   type Registrar,
 } from './common.ts';
 
+const kindArgument = new Argument('[kind]', 'rollouts (the default), ro, swro').default('rollouts');
+completionOf.set(kindArgument, { words: ['rollouts'] });
+
 export const registerList: Registrar = (program, deps, act) => {
   program
     .command('list')
     .description('List rollouts')
-    .argument('[kind]', 'rollouts (the default), ro, swro', 'rollouts')
+    .addArgument(kindArgument)
     .option('-A, --all-namespaces', 'list rollouts in all namespaces')
     .addOption(outputOption())
     .option('--show-managed-fields', 'keep metadata.managedFields in -o json|yaml')
