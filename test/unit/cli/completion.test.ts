@@ -34,7 +34,7 @@ before(async () => {
     ['other', 'billing'],
   ] as const) {
     const ro = rollout();
-    api.put('rollouts', { ...ro, metadata: { ...ro.metadata, name, namespace: ns } } as never);
+    api.put('rollouts', { ...ro, metadata: { ...ro.metadata, name, namespace: ns } });
   }
   api.put('analysisruns', structuredClone(analysisRun('web-abc-2-1', 'Running', [])) as never);
 });
