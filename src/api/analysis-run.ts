@@ -13,9 +13,16 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
   ROLLOUT_KIND,
-} from './keys.ts';
-import type { AnalysisRun, AnalysisTemplate, Argument, Metric } from './analysis.ts';
-import type { Rollout, RolloutAnalysis, RolloutAnalysisArg } from './rollout.ts';
+} from '../api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Argument,
+  Metric,
+  Rollout,
+  RolloutAnalysis,
+  RolloutAnalysisArg,
+} from '../api/index.ts';
 
 export type AnalysisKind = 'Step' | 'Background';
 

@@ -4,20 +4,13 @@
  * older CRD versions let through and gives InvalidSpec messages with field paths.
  */
 import { Compile } from 'typebox/compile';
-import { RolloutApprovalSpecSchema } from './approval.ts';
 import { RolloutSpecSchema } from './rollout.ts';
 
 const rolloutSpec = Compile(RolloutSpecSchema);
-const approvalSpec = Compile(RolloutApprovalSpecSchema);
 
 /** Problems with a Rollout's spec, one line each (`spec.strategy.canary.steps[1]: must …`). */
 export function rolloutSpecProblems(spec: unknown): string[] {
   return schemaProblems(rolloutSpec, spec, { kind: 'Rollout', exactlyOne: 'action' });
-}
-
-/** Problems with a RolloutApproval's spec, one line each. */
-export function rolloutApprovalSpecProblems(spec: unknown): string[] {
-  return schemaProblems(approvalSpec, spec, { kind: 'RolloutApproval', exactlyOne: 'field' });
 }
 
 /** What a compiled schema offers: a check and its errors. */

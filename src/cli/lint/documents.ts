@@ -22,7 +22,8 @@ import {
 } from '../../api/keys.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import { analysisProblem, rolloutAnalyses, rolloutRuleProblems } from '../../api/rollout-rules.ts';
-import { rolloutApprovalSpecProblems, rolloutSpecProblems } from '../../api/validate.ts';
+import { rolloutApprovalSpecProblems } from '../../api/approval-validate.ts';
+import { rolloutSpecProblems } from '../../api/validate.ts';
 import { nameProblem } from '../names.ts';
 
 export interface LintInput {
