@@ -48,10 +48,10 @@ describe('__complete', () => {
     const top = await complete('');
     assert.ok(top.values.includes('promote') && top.values.includes('lint'));
     assert.ok(!top.values.some((v) => v!.startsWith('__')));
-    assert.deepEqual(await complete('re'), {
-      values: ['reject', 'retry', 'restart'],
-      directive: ':4',
-    });
+    const re = await complete('re');
+    for (const c of ['reject', 'retry', 'restart']) assert.ok(re.values.includes(c), c);
+    assert.ok(re.values.every((v) => v!.startsWith('re')));
+    assert.deepEqual(await complete('und'), { values: ['undo'], directive: ':4' });
     assert.deepEqual((await complete('get', '')).values, ['rollout', 'analysisrun']);
     assert.deepEqual((await complete('list', '')).values, ['rollouts']);
     assert.deepEqual((await complete('set', '')).values, ['image']);
