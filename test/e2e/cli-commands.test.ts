@@ -103,12 +103,11 @@ before(async () => {
 
 test('names are Kubernetes names before any request; a namespace too', async () => {
   const { ns } = await rolloutWithHistory('names');
-  for (const args of [
-    ['promote', '../x', '-n', ns],
-    ['get', 'rollout', 'a;b', '-n', ns],
-    ['restart', '', '-n', ns],
-  ]) {
-    const name = args[1]!;
+  for (const [name, args] of [
+    ['../x', ['promote', '../x', '-n', ns]],
+    ['a;b', ['get', 'rollout', 'a;b', '-n', ns]],
+    ['', ['restart', '', '-n', ns]],
+  ] as const) {
     assertOneLineError(
       await plugin(args),
       name === ''
