@@ -41,11 +41,13 @@ const deps: CliDeps = {
   },
 };
 
-const code = await run(process.argv.slice(2), deps);
-// Exit once both streams have flushed (open keep-alive sockets must not hold the process).
-let pending = 2;
-const done = (): void => {
-  if (--pending === 0) process.exit(code);
-};
-process.stdout.write('', done);
-process.stderr.write('', done);
+// No top-level await: the single-file binary (make plugin-binary) runs this as CommonJS.
+void run(process.argv.slice(2), deps).then((code) => {
+  // Exit once both streams have flushed (open keep-alive sockets must not hold the process).
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}, crash);
