@@ -24,8 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench demo run crds crds-check \
-        cluster-bins prometheus-bins cluster-up cluster-down clean plugin plugin-binary \
-        plugin-krew e2e-plugin-binary
+        cluster-bins prometheus-bins cluster-up cluster-down clean plugin
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -99,6 +98,29 @@ plugin: deps
 		> .stepwise/bin/kubectl_complete-stepwise
 	@chmod +x .stepwise/bin/kubectl_complete-stepwise
 
+# End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
+e2e: deps cluster-bins prometheus-bins plugin
+	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
+
+test: lint typecheck crds-check unit e2e
+
+# The runner starts its own clusters: the cold-start figure needs binaries no running cluster
+# holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
+bench: deps cluster-bins prometheus-bins
+	$(TS) test/bench/run.ts $(BENCH)
+
+demo: deps cluster-bins prometheus-bins plugin
+	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
+
+RUN_ARGS ?=
+run: deps
+	$(TS) src/controller/main.ts $(RUN_ARGS)
+
+clean:
+	rm -rf dist .stepwise
+
+.PHONY: plugin-binary plugin-krew e2e-plugin-binary
+
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
 # this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion.
@@ -137,24 +159,3 @@ plugin-krew: plugin-binary
 e2e-plugin-binary: deps cluster-bins plugin-binary
 	STEPWISE_PLUGIN_DIR=$(CURDIR)/$(SEA_DIR) $(TS) test/cluster/cli.ts with -- $(TS) --test \
 		--test-concurrency=1 --test-reporter=spec test/e2e/cli.test.ts test/e2e/cli-commands.test.ts
-
-# End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
-e2e: deps cluster-bins prometheus-bins plugin
-	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
-
-test: lint typecheck crds-check unit e2e
-
-# The runner starts its own clusters: the cold-start figure needs binaries no running cluster
-# holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
-bench: deps cluster-bins prometheus-bins
-	$(TS) test/bench/run.ts $(BENCH)
-
-demo: deps cluster-bins prometheus-bins plugin
-	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
-
-RUN_ARGS ?=
-run: deps
-	$(TS) src/controller/main.ts $(RUN_ARGS)
-
-clean:
-	rm -rf dist .stepwise
