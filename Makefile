@@ -34,6 +34,7 @@ help:
 	@echo "make cluster-down  stop it"
 	@echo "make run         run the controller against the current KUBECONFIG"
 	@echo "make image       the controller's OCI image archive, built without a container engine"
+	@echo "make plugin-binary  kubectl-stepwise as one executable (no Node needed): .stepwise/bin/sea"
 
 $(NODE_HOME)/bin/node:
 	@echo "[node] system Node is $$(node --version 2>/dev/null || echo missing); installing Node $(NODE_VERSION) into $(NODE_HOME)"
@@ -98,11 +99,15 @@ cluster-down: deps
 	$(TS) test/cluster/cli.ts down
 
 # kubectl finds plugins on PATH: e2e tests and the demo put .stepwise/bin there.
+# kubectl_complete-stepwise is what kubectl (1.26+) runs to complete `kubectl stepwise <TAB>`.
 plugin: deps
 	@mkdir -p .stepwise/bin
 	@printf '#!/bin/sh\nexec "%s" --disable-warning=ExperimentalWarning "%s/src/cli/main.ts" "$$@"\n' \
 		"$$(command -v node)" "$(CURDIR)" > .stepwise/bin/kubectl-stepwise
 	@chmod +x .stepwise/bin/kubectl-stepwise
+	@printf '#!/bin/sh\nexec "%s/.stepwise/bin/kubectl-stepwise" __complete "$$@"\n' "$(CURDIR)" \
+		> .stepwise/bin/kubectl_complete-stepwise
+	@chmod +x .stepwise/bin/kubectl_complete-stepwise
 
 # End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
 e2e: deps cluster-bins prometheus-bins helm-bins plugin
@@ -131,3 +136,44 @@ run: deps
 
 clean:
 	rm -rf dist .stepwise
+
+.PHONY: plugin-binary plugin-krew e2e-plugin-binary
+
+# The plugin as one executable that needs no Node, npm or clone (Node's single executable
+# applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
+# this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion.
+SEA_BUILD := .stepwise/sea-build
+SEA_DIR := .stepwise/bin/sea
+SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
+plugin-binary: deps
+	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD) $(SEA_DIR)
+	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
+		--define:STEPWISE_PLUGIN_VERSION='"'"$$(node -p 'require("./package.json").version')"'"' \
+		--log-override:empty-import-meta=silent --log-level=warning \
+		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs
+	@printf '{"main":"%s","output":"%s","disableExperimentalSEAWarning":true,"useCodeCache":true}\n' \
+		$(SEA_BUILD)/kubectl-stepwise.cjs $(SEA_BUILD)/sea-prep.blob > $(SEA_BUILD)/sea-config.json
+	@node --experimental-sea-config $(SEA_BUILD)/sea-config.json > $(SEA_BUILD)/build.log 2>&1 \
+		|| { cat $(SEA_BUILD)/build.log; exit 1; }
+	@cp "$$(command -v node)" $(SEA_BUILD)/kubectl-stepwise && chmod u+w $(SEA_BUILD)/kubectl-stepwise
+	@# postject's LIEF warns about ELF note sections it does not know; only a failure is shown.
+	@npx postject $(SEA_BUILD)/kubectl-stepwise NODE_SEA_BLOB $(SEA_BUILD)/sea-prep.blob \
+		--sentinel-fuse $(SEA_FUSE) > $(SEA_BUILD)/build.log 2>&1 || { cat $(SEA_BUILD)/build.log; exit 1; }
+	@mv $(SEA_BUILD)/kubectl-stepwise $(SEA_DIR)/kubectl-stepwise
+	@printf '#!/bin/sh\nexec "%s/$(SEA_DIR)/kubectl-stepwise" __complete "$$@"\n' "$(CURDIR)" \
+		> $(SEA_DIR)/kubectl_complete-stepwise
+	@chmod +x $(SEA_DIR)/kubectl_complete-stepwise
+	@echo "[plugin-binary] $(SEA_DIR)/kubectl-stepwise ($$(du -m $(SEA_DIR)/kubectl-stepwise | cut -f1) MB, $$($(SEA_DIR)/kubectl-stepwise version --short))"
+
+# A krew archive of that binary and the manifest with its sha256 (linux/amd64, this machine's).
+plugin-krew: plugin-binary
+	@mkdir -p .stepwise/krew
+	@tar -C $(SEA_DIR) -czf .stepwise/krew/kubectl-stepwise-linux-amd64.tar.gz kubectl-stepwise
+	@sed "s/SHA256/$$(sha256sum .stepwise/krew/kubectl-stepwise-linux-amd64.tar.gz | cut -d' ' -f1)/" \
+		deploy/krew/stepwise.yaml > .stepwise/krew/stepwise.yaml
+	@echo "[plugin-krew] .stepwise/krew/stepwise.yaml, .stepwise/krew/kubectl-stepwise-linux-amd64.tar.gz"
+
+# The plugin's end-to-end tests against that binary instead of the shim.
+e2e-plugin-binary: deps cluster-bins plugin-binary
+	STEPWISE_PLUGIN_DIR=$(CURDIR)/$(SEA_DIR) $(TS) test/cluster/cli.ts with -- $(TS) --test \
+		--test-concurrency=1 --test-reporter=spec test/e2e/cli.test.ts test/e2e/cli-commands.test.ts

@@ -6,6 +6,7 @@ export * from './analysis.ts';
 export * from './traffic.ts';
 export * from './approval.ts';
 export { rolloutSpecProblems, fieldPath } from './validate.ts';
+export { rolloutApprovalSpecProblems } from './approval-validate.ts';
 export { analysisTemplateSpecProblems, analysisRunSpecProblems } from './analysis-validate.ts';
 export type * from './k8s.ts';
 export { parseGoDuration, GO_MAX_DURATION_NS } from './duration.ts';

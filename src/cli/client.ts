@@ -3,10 +3,6 @@
  * plugins, so --kubeconfig, --context, -n and --as are ours), and the handful of calls the
  * commands make. @kubernetes/client-node is imported lazily: `version` and `--help` stay fast.
  */
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import type * as K8s from '@kubernetes/client-node';
 import type { AnalysisRun } from '../api/analysis.ts';
 import type { RolloutApproval } from '../api/approval.ts';
 import {
@@ -19,6 +15,8 @@ import {
 } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
 import { CliError, toCliError, type RequestContext } from './errors.ts';
+import { loadKubeConfig } from './kubeconfig.ts';
+import { checkName } from './names.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
 
 export interface GlobalOptions {
@@ -32,6 +30,13 @@ export interface GlobalOptions {
 export interface ObjectList<T> {
   items: T[];
   resourceVersion: string;
+}
+
+/** RFC 6902 operations, as `undo` and `set image` send them. */
+export interface JsonPatchOp {
+  readonly op: 'replace' | 'add' | 'test';
+  readonly path: string;
+  readonly value: unknown;
 }
 
 export type WatchResource =
@@ -65,6 +70,15 @@ export interface KubeClient {
   listAnalysisRuns(namespace: string): Promise<ObjectList<AnalysisRun>>;
   /** JSON merge patch on /status under the plugin's field manager. */
   patchRolloutStatus(namespace: string, name: string, patch: object): Promise<Rollout>;
+  /**
+   * A patch on the Rollout itself (spec) under the plugin's field manager: a JSON merge patch
+   * (an object) or a JSON patch (a list of operations). Only restart, undo and set image.
+   */
+  patchRollout(
+    namespace: string,
+    name: string,
+    patch: object | readonly JsonPatchOp[],
+  ): Promise<Rollout>;
   /** Who the API server says we are (SelfSubjectReview: kubectl auth whoami). */
   whoAmI(): Promise<{ username: string; groups: string[] }>;
   createRolloutApproval(namespace: string, body: RolloutApproval): Promise<RolloutApproval>;
@@ -76,73 +90,16 @@ export interface KubeClient {
   ): WatchStream;
 }
 
-const isAbort = (err: unknown): boolean =>
-  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-
-const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-
-function loadKubeConfig(
-  k8s: typeof K8s,
-  kc: K8s.KubeConfig,
-  g: GlobalOptions,
-  env: NodeJS.ProcessEnv,
-): void {
-  // KUBECONFIG may list several files (merged in order, as kubectl does).
-  const files = g.kubeconfig
-    ? [g.kubeconfig]
-    : (env['KUBECONFIG'] ?? '').split(delimiter).filter((f) => f !== '');
-  if (files.length === 0) {
-    const home = join(env['HOME'] || homedir(), '.kube', 'config');
-    if (existsSync(home)) files.push(home);
-  }
-  let current = files[0];
-  try {
-    if (files.length > 0) {
-      kc.loadFromFile(files[0]!);
-      for (const file of files.slice(1)) {
-        current = file;
-        const more = new k8s.KubeConfig();
-        more.loadFromFile(file);
-        kc.mergeConfig(more);
-      }
-    } else if (existsSync(SERVICE_ACCOUNT_TOKEN)) {
-      kc.loadFromCluster();
-    } else {
-      throw new CliError(
-        'no kubeconfig: set KUBECONFIG, pass --kubeconfig, or create ~/.kube/config',
-      );
-    }
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    const message = err instanceof Error ? err.message : String(err);
-    throw new CliError(`cannot load kubeconfig${current ? ` "${current}"` : ''}: ${message}`);
-  }
-  if (g.context !== undefined) {
-    if (!kc.getContextObject(g.context)) {
-      throw new CliError(`context "${g.context}" not found in kubeconfig`);
-    }
-    kc.setCurrentContext(g.context);
-  }
-  if (!kc.getCurrentContext()) {
-    throw new CliError('the kubeconfig has no current context; pass --context');
-  }
-  const ctx = kc.getContextObject(kc.getCurrentContext());
-  if (!ctx) throw new CliError(`context "${kc.getCurrentContext()}" not found in kubeconfig`);
-  if (!kc.getCurrentCluster()?.server) {
-    throw new CliError(`context "${ctx.name}" has no cluster with a server address`);
-  }
-  if (g.as !== undefined) {
-    kc.loadFromOptions({
-      clusters: kc.getClusters(),
-      contexts: kc.getContexts(),
-      users: kc.getUsers().map((u) => (u.name === ctx.user ? { ...u, impersonateUser: g.as } : u)),
-      currentContext: kc.getCurrentContext(),
-    });
-    if (!kc.getCurrentUser()) {
-      throw new CliError(`context "${ctx.name}" has no user to impersonate --as "${g.as}" with`);
-    }
+/** The names a request carries, checked as the API server would (src/cli/names.ts). */
+function checkRequestNames(ctx: Omit<RequestContext, 'server'>): void {
+  if (ctx.namespace !== undefined) checkName('namespace', ctx.namespace);
+  if (ctx.name !== undefined) {
+    checkName(ctx.resource.startsWith(ANALYSIS_RUN_PLURAL) ? 'AnalysisRun' : 'rollout', ctx.name);
   }
 }
+
+const isAbort = (err: unknown): boolean =>
+  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 
 /** Loads the kubeconfig and returns a client; nothing is sent to the server yet. */
 export async function connect(
@@ -153,15 +110,21 @@ export async function connect(
   const kc = new k8s.KubeConfig();
   loadKubeConfig(k8s, kc, g, env);
   const server = kc.getCurrentCluster()!.server;
-  const namespace =
-    g.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+  // -n is checked as it is parsed; the context's namespace is checked here, before any request.
+  const namespace = checkName(
+    'namespace',
+    g.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default',
+  );
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  const jsonPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
   const watcher = new k8s.Watch(kc);
   const ro = { group: GROUP, version: VERSION, plural: ROLLOUT_PLURAL };
 
   const call = async <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>): Promise<T> => {
+    // Every request passes here: no name reaches a URL unchecked, whichever command sent it.
+    checkRequestNames(ctx);
     try {
       return await fn();
     } catch (err) {
@@ -172,14 +135,17 @@ export async function connect(
     const l = raw as { items?: T[]; metadata?: { resourceVersion?: string } };
     return { items: l.items ?? [], resourceVersion: l.metadata?.resourceVersion ?? '' };
   };
-  const paths: Record<WatchResource, (ns: string) => string> = {
-    rollouts: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_PLURAL}`,
-    replicasets: (ns) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
-    pods: (ns) => `/api/v1/namespaces/${ns}/pods`,
-    analysisruns: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ANALYSIS_RUN_PLURAL}`,
-    rolloutapprovals: (ns) =>
-      `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ROLLOUT_APPROVAL_PLURAL}`,
+  // Raw paths (client-node's generated calls encode their own segments; the watch does not).
+  const group = `/apis/${GROUP}/${VERSION}/namespaces`;
+  const paths: Record<WatchResource, string> = {
+    rollouts: `${group}/{ns}/${ROLLOUT_PLURAL}`,
+    replicasets: '/apis/apps/v1/namespaces/{ns}/replicasets',
+    pods: '/api/v1/namespaces/{ns}/pods',
+    analysisruns: `${group}/{ns}/${ANALYSIS_RUN_PLURAL}`,
+    rolloutapprovals: `${group}/{ns}/${ROLLOUT_APPROVAL_PLURAL}`,
   };
+  const watchPath = (resource: WatchResource, ns: string): string =>
+    paths[resource].replace('{ns}', encodeURIComponent(ns));
   const auth = kc.makeApiClient(k8s.AuthenticationV1Api);
   const ar = { group: GROUP, version: VERSION, plural: ANALYSIS_RUN_PLURAL };
 
@@ -239,6 +205,15 @@ export async function connect(
             mergePatch,
           )) as Rollout,
       ),
+    patchRollout: (namespace, name, body) =>
+      call(
+        { verb: 'patch', resource: ROLLOUT_PLURAL, namespace, name },
+        async () =>
+          (await custom.patchNamespacedCustomObject(
+            { ...ro, namespace, name, body, fieldManager: PLUGIN_FIELD_MANAGER },
+            Array.isArray(body) ? jsonPatch : mergePatch,
+          )) as Rollout,
+      ),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({
@@ -265,9 +240,15 @@ export async function connect(
       let controller: AbortController | undefined;
       let stopped = false;
       const done = new Promise<unknown>((resolve) => {
+        try {
+          checkRequestNames({ verb: 'watch', resource, namespace });
+        } catch (err) {
+          resolve(err);
+          return;
+        }
         const params = { ...query, allowWatchBookmarks: true };
         watcher
-          .watch(paths[resource](namespace), params, onEvent, (err: unknown) =>
+          .watch(watchPath(resource, namespace), params, onEvent, (err: unknown) =>
             // The client ends quiet streams after 30 s without data: a clean close for us.
             resolve(
               !err || stopped || isAbort(err)

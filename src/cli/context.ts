@@ -10,6 +10,8 @@ export interface CliDeps {
   now(): number;
   /** Runs `handler` on Ctrl-C until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
+  /** All of standard input, for `lint -`. */
+  readStdin(): Promise<string>;
 }
 
 /** The flags every command accepts (kubectl does not parse them for plugins). */

@@ -95,27 +95,58 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-/** The innermost error with a system/TLS `code` in a cause chain (fetch wraps them twice). */
+interface ErrorFields {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+  /** OpenSSL's short reason (`wrong version number`); its message is a long internal line. */
+  reason?: unknown;
+}
+
+/**
+ * The innermost error with a system/TLS `code` in a cause chain (fetch wraps them twice). An
+ * undici `fetch failed` whose cause carries no code we know is still a network failure: its
+ * innermost message is the best we have.
+ */
 export function networkCause(err: unknown): { code: string; message: string } | undefined {
   let found: { code: string; message: string } | undefined;
+  let fetchFailed = false;
+  let innermost: string | undefined;
   const seen = new Set<unknown>();
   const visit = (e: unknown): void => {
     if (typeof e !== 'object' || e === null || seen.has(e)) return;
     seen.add(e);
-    const { code, message, cause, errors } = e as {
-      code?: unknown;
-      message?: unknown;
-      cause?: unknown;
-      errors?: unknown;
-    };
+    const { code, message, cause, errors, reason } = e as ErrorFields;
+    const text = typeof message === 'string' && message ? message : undefined;
+    if (text === 'fetch failed') fetchFailed = true;
+    else if (text !== undefined) innermost = text;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || /CERT|TLS|SSL/.test(code))) {
-      found = { code, message: typeof message === 'string' && message ? message : code };
+      const ssl = code.startsWith('ERR_SSL_') && typeof reason === 'string';
+      found = { code, message: ssl ? `TLS handshake failed: ${reason}` : (text ?? code) };
     }
     visit(cause);
     if (Array.isArray(errors)) errors.forEach(visit);
   };
   visit(err);
+  if (found === undefined && fetchFailed) {
+    return { code: 'FETCH_FAILED', message: innermost ?? 'fetch failed' };
+  }
   return found;
+}
+
+/**
+ * A file or program the kubeconfig names that could not be used (a CA or client certificate
+ * path, an exec credential plugin): Node's errors say `open` or `spawn`, not which setting.
+ */
+function kubeconfigCause(err: unknown): string | undefined {
+  const { syscall, path, code } = err as { syscall?: unknown; path?: unknown; code?: unknown };
+  if (typeof path !== 'string' || typeof code !== 'string') return undefined;
+  if (syscall === 'open') return `cannot read "${path}" named in the kubeconfig: ${code}`;
+  if (typeof syscall === 'string' && syscall.startsWith('spawn')) {
+    return `cannot run the kubeconfig's credential plugin "${path}": ${code}`;
+  }
+  return undefined;
 }
 
 const firstLine = (s: string): string => s.split('\n', 1)[0]!.trim();
@@ -157,6 +188,8 @@ export function toCliError(err: unknown, ctx: RequestContext): CliError {
       `cannot reach the Kubernetes API at ${ctx.server}: ${firstLine(net.message)}`,
     );
   }
+  const setup = kubeconfigCause(err);
+  if (setup !== undefined) return new CliError(`${setup} (connecting to ${ctx.server})`);
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(firstLine(message) || 'unknown error');
 }

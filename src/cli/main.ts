@@ -26,6 +26,11 @@ const deps: CliDeps = {
   env: process.env,
   connect: (globals) => connect(globals),
   now: () => Date.now(),
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
   onInterrupt(handler) {
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
@@ -36,11 +41,13 @@ const deps: CliDeps = {
   },
 };
 
-const code = await run(process.argv.slice(2), deps);
-// Exit once both streams have flushed (open keep-alive sockets must not hold the process).
-let pending = 2;
-const done = (): void => {
-  if (--pending === 0) process.exit(code);
-};
-process.stdout.write('', done);
-process.stderr.write('', done);
+// No top-level await: the single-file binary (make plugin-binary) runs this as CommonJS.
+void run(process.argv.slice(2), deps).then((code) => {
+  // Exit once both streams have flushed (open keep-alive sockets must not hold the process).
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}, crash);

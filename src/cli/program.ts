@@ -1,22 +1,33 @@
 /** The command tree and the top-level error handling: one line on stderr, exit code 1. */
 import { Command, CommanderError } from 'commander';
 import { CliError, errorLine } from './errors.ts';
+import { checkName } from './names.ts';
 import type { CliDeps } from './context.ts';
 import type { Act } from './commands/common.ts';
 import { registerGet } from './commands/get.ts';
 import { registerList } from './commands/list.ts';
+import { registerLint } from './commands/lint.ts';
 import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
 import { registerApprove } from './commands/approve.ts';
 import { registerPause } from './commands/pause.ts';
 import { registerRetry } from './commands/retry.ts';
+import { registerRestart } from './commands/restart.ts';
+import { registerSet } from './commands/set-image.ts';
+import { registerUndo } from './commands/undo.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
+import { COMPLETE_COMMAND, registerCompletion, runComplete } from './commands/completion.ts';
+import { Sink } from './terminal.ts';
 
 export function buildProgram(deps: CliDeps, act: Act): Command {
   const program = new Command('kubectl stepwise')
     .description('Stepwise progressive delivery: inspect and steer Rollouts (stepwise.dev)')
-    .option('-n, --namespace <namespace>', "namespace (default: the context's, else default)")
+    .option(
+      '-n, --namespace <namespace>',
+      "namespace (default: the context's, else default)",
+      (value: string) => checkName('namespace', value),
+    )
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config)')
     .option('--as <user>', 'impersonate this user for the request')
@@ -53,7 +64,14 @@ Examples:
   kubectl stepwise abort web                   go back to stable
   kubectl stepwise retry rollout web           start an aborted update again
   kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)
-  kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked`,
+  kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked
+  kubectl stepwise restart web                 replace every pod, within maxUnavailable
+  kubectl stepwise lint deploy/*.yaml          (CI) check manifests offline, exit 1 on problems
+  kubectl stepwise list rollouts -o yaml       the objects as the API server returns them
+
+  Without GitOps only (they write spec.template, which Git owns):
+  kubectl stepwise set image web web=nginx:1.27
+  kubectl stepwise undo web --to-revision 3`,
   );
   for (const register of [
     registerGet,
@@ -63,7 +81,12 @@ Examples:
     registerApprove,
     registerPause,
     registerRetry,
+    registerRestart,
+    registerUndo,
+    registerSet,
     registerStatus,
+    registerLint,
+    registerCompletion,
     registerVersion,
   ]) {
     register(program, deps, act);
@@ -92,6 +115,15 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
     if (argv.length === 0) {
       program.outputHelp();
       return 0;
+    }
+    // Completion reads the words as typed, flags included: commander must not parse them.
+    if (argv[0] === COMPLETE_COMMAND) {
+      const list = async (args: string[]): Promise<string> => {
+        const out = new Sink();
+        await run(args, { ...deps, out, err: new Sink() });
+        return out.text;
+      };
+      return await runComplete(argv.slice(1), program, deps, list);
     }
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;

@@ -11,6 +11,15 @@ export interface Output {
   columns?: number | undefined;
 }
 
+/** Output kept in memory (completion runs a command in-process and reads what it printed). */
+export class Sink implements Output {
+  text = '';
+  write(s: string): boolean {
+    this.text += s;
+    return true;
+  }
+}
+
 const HIDE_CURSOR = '\x1b[?25l';
 const SHOW_CURSOR = '\x1b[?25h';
 const CLEAR_DOWN = '\x1b[J';

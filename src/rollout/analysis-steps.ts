@@ -14,7 +14,7 @@ import type {
 } from '../api/index.ts';
 import type { HistoryLimits, Tracked, Verdict } from './analysis.ts';
 import { runEvent, tidyRuns, trackRun } from './analysis.ts';
-import type { RunContext } from './analysis-run.ts';
+import type { RunContext } from '../api/analysis-run.ts';
 import type { Progress } from './progress.ts';
 import type { Write } from './types.ts';
 

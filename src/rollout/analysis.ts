@@ -13,8 +13,8 @@ import type {
   RolloutAnalysis,
   RolloutAnalysisRunStatus,
 } from '../api/index.ts';
-import { baseRunName, buildRun, freshRunName } from './analysis-run.ts';
-import type { AnalysisKind, RunContext } from './analysis-run.ts';
+import { baseRunName, buildRun, freshRunName } from '../api/analysis-run.ts';
+import type { AnalysisKind, RunContext } from '../api/analysis-run.ts';
 import type { Write } from './types.ts';
 
 const DEFAULT_HISTORY_LIMIT = 5;

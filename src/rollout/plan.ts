@@ -10,7 +10,7 @@
 import { ConditionType, Reason } from '../api/index.ts';
 import type { AnalysisTemplate, ApprovalRecord, ReplicaSet, RolloutStatus } from '../api/index.ts';
 import type { Verdict } from './analysis.ts';
-import type { RunContext } from './analysis-run.ts';
+import type { RunContext } from '../api/analysis-run.ts';
 import { planAnalysis } from './analysis-steps.ts';
 import { takeRequests } from './approval.ts';
 import type { ApprovalWait } from './approval.ts';

@@ -24,7 +24,8 @@ import { REPO_ROOT } from '../cluster/state.ts';
 import { eventually, kubeHttp, testNamespace } from '../cluster/testing.ts';
 
 const http = kubeHttp();
-const BIN = join(REPO_ROOT, '.stepwise', 'bin');
+// STEPWISE_PLUGIN_DIR: the same tests against another build (make plugin-binary's).
+const BIN = process.env.STEPWISE_PLUGIN_DIR ?? join(REPO_ROOT, '.stepwise', 'bin');
 const HASH = 'rollouts-pod-template-hash';
 const STABLE = '5d8f7c9b4a';
 const CANARY = '7b6c5d4e3f';

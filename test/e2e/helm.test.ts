@@ -216,9 +216,7 @@ describe('the Kustomize base', () => {
     const refused = await helm([...install, '--wait']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /exists and cannot be imported into the current release/);
-    await ok(
-      helm([...install, '--take-ownership', '--wait', '--timeout=60s']),
-    );
+    await ok(helm([...install, '--take-ownership', '--wait', '--timeout=60s']));
     const role = await http.json<KubeDoc>(
       'GET',
       '/apis/rbac.authorization.k8s.io/v1/clusterroles/stepwise-controller',

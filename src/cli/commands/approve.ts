@@ -7,11 +7,11 @@
 import type { Command } from 'commander';
 import type { Decision, RolloutApproval } from '../../api/approval.ts';
 import { decideApproval } from '../approvals.ts';
-import type { KubeClient } from '../client.ts';
+import type { KubeClient, WatchStream } from '../client.ts';
 import { println, type CliDeps } from '../context.ts';
 import { parseDuration } from '../duration.ts';
 import { CliError } from '../errors.ts';
-import { clientFor, type Registrar } from './common.ts';
+import { clientFor, nameArgument, toError, type Registrar } from './common.ts';
 
 const MAX_COMMENT = 1024;
 
@@ -25,7 +25,7 @@ export const registerApprove: Registrar = (program, deps, act) => {
           ? 'Approve the approval step a rollout waits at (recorded with your name)'
           : 'Reject the approval step a rollout waits at: the update is aborted',
       )
-      .argument('<name>', 'rollout name')
+      .addArgument(nameArgument('rollout'))
       .option('-c, --comment <text>', 'why (kept in the rollout status)')
       .option('-t, --timeout <duration>', "how long to wait for the controller's answer", '30s')
       .action(
@@ -74,7 +74,11 @@ async function decide(
   );
 }
 
-/** Waits (a watch, no polling) until the controller answers on the approval's status. */
+/**
+ * Waits (a watch, no polling) until the controller answers on the approval's status. A watch
+ * the server closes quietly is opened again from the last version seen; a failed one (the API
+ * server went away) is the command's error, naming the server and the cause.
+ */
 function answerOf(
   client: KubeClient,
   namespace: string,
@@ -82,25 +86,41 @@ function answerOf(
   timeoutMs: number,
 ): Promise<RolloutApproval | undefined> {
   if (created.status?.phase !== undefined) return Promise.resolve(created);
-  return new Promise((resolve) => {
-    const stream = client.watch(
-      'rolloutapprovals',
-      namespace,
-      {
-        fieldSelector: `metadata.name=${created.metadata.name ?? ''}`,
-        resourceVersion: created.metadata.resourceVersion ?? '',
-      },
-      (_type, object) => {
-        const a = object as RolloutApproval;
-        if (a.status?.phase !== undefined) done(a);
-      },
-    );
-    const timer = setTimeout(() => done(undefined), timeoutMs);
-    const done = (a: RolloutApproval | undefined): void => {
+  return new Promise((resolve, reject) => {
+    let resourceVersion = created.metadata.resourceVersion ?? '';
+    let finished = false;
+    let stream: WatchStream | undefined;
+    const finish = (result: RolloutApproval | undefined | Error): void => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
-      stream.stop();
-      resolve(a);
+      stream?.stop();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
     };
-    void stream.done.then(() => undefined);
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const open = (): void => {
+      stream = client.watch(
+        'rolloutapprovals',
+        namespace,
+        { fieldSelector: `metadata.name=${created.metadata.name ?? ''}`, resourceVersion },
+        (type, object) => {
+          if (type === 'ERROR') {
+            const message = (object as { message?: string }).message ?? 'watch error';
+            finish(new CliError(`watch rolloutapprovals: ${message}`));
+            return;
+          }
+          const a = object as RolloutApproval;
+          resourceVersion = a.metadata?.resourceVersion ?? resourceVersion;
+          if (a.status?.phase !== undefined) finish(a);
+        },
+      );
+      void stream.done.then((err) => {
+        if (finished) return;
+        if (err) finish(toError(err));
+        else open();
+      });
+    };
+    open();
   });
 }

@@ -1,7 +1,16 @@
 /** Glue shared by the command modules. */
-import type { Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
+import { ANALYSIS_RUN_KIND, API_VERSION, ROLLOUT_KIND } from '../../api/keys.ts';
 import type { KubeClient } from '../client.ts';
+import type { ArgCompletion } from '../completion.ts';
 import type { CliDeps, GlobalFlags } from '../context.ts';
+import { checkName, type NameKind } from '../names.ts';
+import {
+  OUTPUT_FORMATS,
+  parseOutputFormat,
+  type ObjectKind,
+  type OutputFormat,
+} from '../render/output.ts';
 
 /** Wraps a command body so its exit code reaches the entry point. */
 export type Act = <A extends unknown[]>(
@@ -24,6 +33,21 @@ export async function clientFor(
   return { client, namespace: client.namespace, globals };
 }
 
+/** What shell completion offers for an argument (src/cli/completion.ts); none when absent. */
+export const completionOf = new WeakMap<Argument, ArgCompletion>();
+
+/**
+ * A `<name>` argument checked as a Kubernetes name while the command line is parsed: a bad one
+ * is one line before the kubeconfig is even read.
+ */
+export const nameArgument = (kind: NameKind, description = `${kind} name`): Argument => {
+  const arg = new Argument('<name>', description).argParser((value: string) =>
+    checkName(kind, value),
+  );
+  completionOf.set(arg, { names: kind === 'AnalysisRun' ? 'AnalysisRun' : 'rollout' });
+  return arg;
+};
+
 /** Resource words accepted for rollouts: `rollout`, `rollouts`, `ro`, `swro`. */
 export const ROLLOUT_WORDS = ['rollout', 'rollouts', 'ro', 'swro'] as const;
 export const isRolloutWord = (s: string): boolean =>
@@ -40,4 +64,18 @@ export function retryNotice(deps: CliDeps): (err: unknown) => void {
     told = true;
     deps.err.write(`warning: watch interrupted (${toError(err).message}); retrying\n`);
   };
+}
+
+export const ROLLOUT: ObjectKind = { kind: ROLLOUT_KIND, apiVersion: API_VERSION };
+export const ANALYSIS_RUN: ObjectKind = { kind: ANALYSIS_RUN_KIND, apiVersion: API_VERSION };
+
+/** `-o json|yaml|name`, checked as it is parsed. */
+export const outputOption = (): Option =>
+  new Option('-o, --output <format>', 'output format')
+    .choices(OUTPUT_FORMATS)
+    .argParser(parseOutputFormat);
+
+export interface PrintFlags {
+  output?: OutputFormat;
+  showManagedFields?: boolean;
 }

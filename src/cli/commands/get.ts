@@ -17,7 +17,19 @@ import type { PodLike, ReplicaSetLike } from '../render/objects.ts';
 import { renderRollout } from '../render/tree.ts';
 import { LiveView } from '../terminal.ts';
 import { Mirror, Throttle } from '../watch.ts';
-import { clientFor, isRolloutWord, retryNotice, toError, type Registrar } from './common.ts';
+import { printObject } from '../render/output.ts';
+import {
+  ANALYSIS_RUN,
+  outputOption,
+  ROLLOUT,
+  type PrintFlags,
+  clientFor,
+  isRolloutWord,
+  nameArgument,
+  retryNotice,
+  toError,
+  type Registrar,
+} from './common.ts';
 import { rolloutSource } from './status.ts';
 
 export interface GetOptions {
@@ -142,17 +154,22 @@ export const registerGet: Registrar = (program, deps, act) => {
     .command('rollout')
     .aliases(['ro', 'swro', 'rollouts'])
     .description('Show a rollout: status, steps, weights, images, revisions, ReplicaSets, Pods')
-    .argument('<name>', 'rollout name')
+    .addArgument(nameArgument('rollout'))
     .option('-w, --watch', 'keep watching and re-render on every change')
     .option('--timeout-seconds <n>', 'stop watching after this many seconds (0 = never)', '0')
     .option('--no-color', 'do not colour the output')
+    .addOption(outputOption())
+    .option('--show-managed-fields', 'keep metadata.managedFields in -o json|yaml')
     .action(
       act(
         async (
           name: string,
-          opts: { watch?: boolean; timeoutSeconds: string; color: boolean },
+          opts: { watch?: boolean; timeoutSeconds: string; color: boolean } & PrintFlags,
           cmd: Command,
         ) => {
+          if (opts.output !== undefined && opts.watch) {
+            throw new CliError('--watch cannot be combined with -o; use one or the other');
+          }
           const seconds = Number(opts.timeoutSeconds);
           if (!Number.isFinite(seconds) || seconds < 0) {
             throw new CliError(
@@ -160,6 +177,11 @@ export const registerGet: Registrar = (program, deps, act) => {
             );
           }
           const { client, namespace } = await clientFor(deps, cmd);
+          if (opts.output !== undefined) {
+            const ro = await client.getRollout(namespace, name);
+            deps.out.write(await printObject(ro, ROLLOUT, opts.output, opts));
+            return 0;
+          }
           return runGet(deps, client, namespace, name, {
             watch: !!opts.watch,
             timeoutMs: seconds * 1000,
@@ -172,12 +194,18 @@ export const registerGet: Registrar = (program, deps, act) => {
     .command('analysisrun')
     .aliases(['ar', 'analysisruns'])
     .description('Show an AnalysisRun: phase, args, and each metric with its latest measurements')
-    .argument('<name>', 'AnalysisRun name')
+    .addArgument(nameArgument('AnalysisRun'))
     .option('--no-color', 'do not colour the output')
+    .addOption(outputOption())
+    .option('--show-managed-fields', 'keep metadata.managedFields in -o json|yaml')
     .action(
-      act(async (name: string, opts: { color: boolean }, cmd: Command) => {
+      act(async (name: string, opts: { color: boolean } & PrintFlags, cmd: Command) => {
         const { client, namespace } = await clientFor(deps, cmd);
         const run = await client.getAnalysisRun(namespace, name);
+        if (opts.output !== undefined) {
+          deps.out.write(await printObject(run, ANALYSIS_RUN, opts.output, opts));
+          return 0;
+        }
         const paint = wantColor(deps.env, opts.color, !!deps.out.isTTY) ? ansiColor : noColor;
         deps.out.write(renderAnalysisRun(run, deps.now(), paint));
         return 0;

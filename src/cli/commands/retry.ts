@@ -1,17 +1,23 @@
 /** `retry rollout NAME` (or `retry NAME`): status.abort = false on an aborted rollout. */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { CliError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { decideRetry } from '../requests.ts';
-import { clientFor, isRolloutWord, type Registrar } from './common.ts';
+import { clientFor, completionOf, isRolloutWord, type Registrar } from './common.ts';
 import { sendRequest } from './send-request.ts';
+
+const first = new Argument('<kind-or-name>', '`rollout` (optional), then the rollout name');
+const second = new Argument('[name]');
+completionOf.set(first, { names: 'rollout' });
+completionOf.set(second, { names: 'rollout' });
 
 export const registerRetry: Registrar = (program, deps, act) => {
   program
     .command('retry')
     .description('Retry an aborted update from its first step')
     .usage('[rollout] <name> [options]')
-    .argument('<kind-or-name>', '`rollout` (optional), then the rollout name')
-    .argument('[name]')
+    .addArgument(first)
+    .addArgument(second)
     .action(
       act(async (first: string, second: string | undefined, _opts: object, cmd: Command) => {
         let name = first;
@@ -24,6 +30,7 @@ export const registerRetry: Registrar = (program, deps, act) => {
           }
           name = second;
         }
+        checkName('rollout', name);
         const { client, namespace } = await clientFor(deps, cmd);
         return sendRequest(deps, client, namespace, name, decideRetry);
       }),

@@ -12,7 +12,7 @@ import { CliError } from '../errors.ts';
 import { rolloutPhase } from '../render/info.ts';
 import { DEGRADED_PREFIX, statusLine, TIMEOUT_MESSAGE } from '../render/status.ts';
 import { Mirror } from '../watch.ts';
-import { clientFor, retryNotice, toError, type Registrar } from './common.ts';
+import { clientFor, nameArgument, retryNotice, toError, type Registrar } from './common.ts';
 
 export interface StatusOptions {
   watch: boolean;
@@ -106,7 +106,7 @@ export const registerStatus: Registrar = (program, deps, act) => {
   program
     .command('status')
     .description('Show the status of a rollout and wait until it is Healthy or Degraded')
-    .argument('<name>', 'rollout name')
+    .addArgument(nameArgument('rollout'))
     .option('-w, --watch [bool]', 'watch until a final state (true|false)', parseBool, true)
     .option('-t, --timeout <duration>', 'give up after this long (30s, 5m; 0 = never)', '0')
     .option('--success-on-pause', 'exit 0 when the rollout reaches Paused (for CI)')

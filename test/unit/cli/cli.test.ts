@@ -55,6 +55,7 @@ async function cli(
       opts.interrupt?.(handler);
       return () => undefined;
     },
+    readStdin: () => Promise.resolve(''),
   };
   const code = await run(args, deps);
   return { code, out: out.text, err: err.text };

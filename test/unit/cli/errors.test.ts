@@ -131,3 +131,38 @@ test('durations', () => {
   assert.equal(parseDuration('5x'), undefined);
   assert.equal(parseDuration(''), undefined);
 });
+
+test('network errors without a code we know still name the server; OpenSSL by its reason', () => {
+  const odd = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('connect EADDRNOTAVAIL 10.0.0.1:6443'), {
+      code: 'EADDRNOTAVAIL',
+    }),
+  });
+  assert.equal(
+    toCliError(odd, patchCtx).message,
+    `cannot reach the Kubernetes API at ${server}: connect EADDRNOTAVAIL 10.0.0.1:6443`,
+  );
+  assert.equal(
+    toCliError(new TypeError('fetch failed'), patchCtx).message,
+    `cannot reach the Kubernetes API at ${server}: fetch failed`,
+  );
+  const ssl = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('4087:error:0A00010B:SSL routines::wrong version number'), {
+      code: 'ERR_SSL_WRONG_VERSION_NUMBER',
+      reason: 'wrong version number',
+    }),
+  });
+  assert.equal(
+    toCliError(ssl, patchCtx).message,
+    `cannot reach the Kubernetes API at ${server}: TLS handshake failed: wrong version number`,
+  );
+  const plugin = Object.assign(new Error('spawn aws ENOENT'), {
+    code: 'ENOENT',
+    syscall: 'spawn aws',
+    path: 'aws',
+  });
+  assert.equal(
+    toCliError(plugin, patchCtx).message,
+    `cannot run the kubeconfig's credential plugin "aws": ENOENT (connecting to ${server})`,
+  );
+});

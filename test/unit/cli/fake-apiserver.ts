@@ -1,6 +1,7 @@
 // A tiny Kubernetes API server on 127.0.0.1 for the plugin's unit tests: rollouts (get, list,
-// watch, merge-patch /status with resourceVersion preconditions), replicasets and pods (list,
-// watch), analysisruns (get, list, watch), and forbidden rules. Plain HTTP; kubeconfigs set insecure-skip-tls-verify.
+// watch; merge patches on /status and merge or JSON patches on the object, with resourceVersion
+// preconditions), replicasets and pods (list, watch), analysisruns (get, list, watch), forbidden
+// rules, and a log of every request. Plain HTTP; kubeconfigs set insecure-skip-tls-verify.
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -20,9 +21,46 @@ type Resource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns';
 export interface PatchRecord {
   namespace: string;
   name: string;
+  /** `status` for the /status subresource, else the object itself */
+  subresource: 'status' | undefined;
   contentType: string | undefined;
   fieldManager: string | null;
+  /** a merge patch (object) or a JSON patch (list of operations) */
   body: Record<string, unknown>;
+}
+
+interface JsonPatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
+/** RFC 6902 replace/add/test, enough for the plugin's patches; throws on a failed test. */
+function jsonPatch(target: unknown, ops: readonly JsonPatchOp[]): unknown {
+  const doc = structuredClone(target) as Record<string, unknown>;
+  for (const op of ops) {
+    const keys = op.path
+      .split('/')
+      .slice(1)
+      .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const last = keys.pop()!;
+    let parent: Record<string, unknown> = doc;
+    for (const key of keys) {
+      const next = parent[key];
+      if (typeof next !== 'object' || next === null) throw new Error(`path ${op.path} not found`);
+      parent = next as Record<string, unknown>;
+    }
+    if (op.op === 'test') {
+      if (JSON.stringify(parent[last]) !== JSON.stringify(op.value)) {
+        throw new Error(`testing value ${op.path} failed`);
+      }
+    } else if (op.op === 'replace' && !(last in parent)) {
+      throw new Error(`replace operation does not apply: doc is missing key: ${op.path}`);
+    } else {
+      parent[last] = structuredClone(op.value);
+    }
+  }
+  return doc;
 }
 
 interface Watcher {
@@ -60,6 +98,8 @@ const status = (code: number, reason: string, message: string, details?: object)
 
 export class FakeApiServer {
   readonly patches: PatchRecord[] = [];
+  /** Every request, as `METHOD path?query` (raw, as it arrived). */
+  readonly requests: string[] = [];
   /** Requests answered 403 when `(method, path)` matches. */
   forbid: ((method: string, path: string) => boolean) | undefined;
   /** Answer the next N status patches with 409 Conflict. */
@@ -161,6 +201,7 @@ current-context: fake
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
+    this.requests.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
     this.lastHeaders = req.headers;
     const send = (code: number, body: object): void => {
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -202,18 +243,21 @@ current-context: fake
         ),
       );
     }
-    if (method === 'PATCH' && name && sub && ns) {
+    if (method === 'PATCH' && name && ns) {
       let raw = '';
       for await (const chunk of req) raw += String(chunk);
-      const body = JSON.parse(raw) as Record<string, unknown> & {
+      const parsed = JSON.parse(raw) as unknown;
+      const ops = Array.isArray(parsed) ? (parsed as JsonPatchOp[]) : undefined;
+      const body = (ops ? {} : parsed) as Record<string, unknown> & {
         metadata?: { resourceVersion?: string };
       };
       this.patches.push({
         namespace: ns,
         name,
+        subresource: sub ? 'status' : undefined,
         contentType: req.headers['content-type'],
         fieldManager: url.searchParams.get('fieldManager'),
-        body,
+        body: ops ? (ops as unknown as Record<string, unknown>) : body,
       });
       const current = this.get(resource, ns, name);
       if (!current)
@@ -221,7 +265,9 @@ current-context: fake
           404,
           status(404, 'NotFound', `${resource} "${name}" not found`, { name, kind: resource }),
         );
-      const want = body.metadata?.resourceVersion;
+      const want = ops
+        ? (ops.find((o) => o.path === '/metadata/resourceVersion')?.value as string | undefined)
+        : body.metadata?.resourceVersion;
       if (this.conflicts > 0 || (want && want !== current.metadata.resourceVersion)) {
         if (this.conflicts > 0) this.conflicts--;
         return send(
@@ -233,7 +279,21 @@ current-context: fake
           ),
         );
       }
-      const next = mergePatch(current, { status: body['status'] }) as Obj;
+      if (sub) {
+        const next = mergePatch(current, { status: body['status'] }) as Obj;
+        return send(200, this.put(resource, next));
+      }
+      let next: Obj;
+      try {
+        next = (ops ? jsonPatch(current, ops) : mergePatch(current, body)) as Obj;
+      } catch (err) {
+        return send(422, status(422, 'Invalid', `the request is invalid: ${String(err)}`));
+      }
+      // A spec change is a new generation, as the API server counts it.
+      if (JSON.stringify(next['spec']) !== JSON.stringify(current['spec'])) {
+        const generation = Number(current.metadata['generation'] ?? 1);
+        next.metadata['generation'] = generation + 1;
+      }
       return send(200, this.put(resource, next));
     }
     if (method !== 'GET') return send(405, status(405, 'MethodNotAllowed', 'method not allowed'));

@@ -1,0 +1,35 @@
+/**
+ * restart, undo, set image: read the Rollout, decide, and patch the Rollout itself under the
+ * plugin's field manager. A patch that carries the resourceVersion read and meets a 409
+ * Conflict is decided again on a fresh read, as promote does for status.
+ */
+import type { Rollout } from '../../api/rollout.ts';
+import type { KubeClient } from '../client.ts';
+import { println, type CliDeps } from '../context.ts';
+import { CliError, isConflict } from '../errors.ts';
+import type { SpecDecision } from '../spec-edits.ts';
+import { MAX_ATTEMPTS } from './send-request.ts';
+
+export async function sendSpecChange(
+  deps: CliDeps,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  decide: (ro: Rollout) => SpecDecision | Promise<SpecDecision>,
+): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const ro = await client.getRollout(namespace, name);
+    const decision = await decide(ro);
+    if (decision.kind === 'error') throw new CliError(decision.message);
+    if (decision.kind === 'patch') {
+      try {
+        await client.patchRollout(namespace, name, decision.patch);
+      } catch (err) {
+        if (isConflict(err) && attempt < MAX_ATTEMPTS) continue;
+        throw err;
+      }
+    }
+    println(deps, decision.message);
+    return 0;
+  }
+}

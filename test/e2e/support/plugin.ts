@@ -1,0 +1,47 @@
+// Runs the kubectl plugin the way people do: `kubectl stepwise ...` with the plugin's directory
+// first on PATH. STEPWISE_PLUGIN_DIR picks another build of it (the single-file binary from
+// `make plugin-binary` is in .stepwise/bin/sea); the default is the shim `make plugin` writes.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+import { REPO_ROOT } from '../../cluster/state.ts';
+
+export const PLUGIN_DIR = process.env.STEPWISE_PLUGIN_DIR ?? join(REPO_ROOT, '.stepwise', 'bin');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `kubectl ARGS` with the plugin first on PATH; `stdin` is written to its standard input. */
+export function kubectl(args: readonly string[], stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${PLUGIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
+    };
+    delete env.FORCE_COLOR;
+    const child = spawn('kubectl', [...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+export const plugin = (args: readonly string[], stdin = ''): Promise<Run> =>
+  kubectl(['stepwise', ...args], stdin);
+
+/** One line on stderr, nothing on stdout, exit 1. */
+export function assertOneLineError(r: Run, expected: string | RegExp): void {
+  assert.equal(r.code, 1, `exit code; stderr: ${r.stderr}`);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr.split('\n').length, 2, `one line: ${JSON.stringify(r.stderr)}`);
+  const line = r.stderr.trimEnd();
+  if (typeof expected === 'string') assert.equal(line, expected);
+  else assert.match(line, expected);
+}
