@@ -3,21 +3,26 @@
 // chart against the base, the values schema, install, upgrade, uninstall, and the controller as
 // the chart installs it (its args, its ServiceAccount's RBAC) walking a canary to Healthy.
 //
-// kwok runs no containers, so the controller runs here as a process: with the installed
-// Deployment's args and env (listeners moved to loopback, the Secret volume written to a local
-// directory) and a token of the chart's ServiceAccount, so the chart's RBAC is all it has.
+// kwok runs no containers, so the controller the chart installs runs here from the image
+// `make image` builds, under runc as the image e2e runs it: with the installed Deployment's args,
+// env and volumes (listeners moved to loopback, the Secret volume's keys written to a directory
+// bound at its mountPath) and a token of the chart's ServiceAccount, so the chart's RBAC is all
+// it has.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { dump, loadAll } from 'js-yaml';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { eventually, testNamespace } from '../cluster/testing.ts';
-import { startController } from './support/controller.ts';
+import { ControllerProcess } from './support/controller.ts';
 import { CHART_DIR, helm, setArgs } from './support/helm.ts';
+import { RuncContainers, imageTools, makeImage, unpackImage } from './support/runc.ts';
+import type { ContainerVolume, UnpackedImage } from './support/runc.ts';
 import type { HelmValues } from './support/helm.ts';
 import { kubectl } from './support/kubectl.ts';
 import {
@@ -59,7 +64,11 @@ interface Deployment extends KubeDoc {
       spec: {
         serviceAccountName: string;
         containers: Container[];
-        volumes?: { name: string; secret?: { secretName: string } }[];
+        volumes?: {
+          name: string;
+          secret?: { secretName: string };
+          emptyDir?: Record<string, unknown>;
+        }[];
       };
     };
   };
@@ -403,6 +412,26 @@ describe('the chart, rendered', () => {
 });
 
 describe('the chart, installed', () => {
+  const imageWork = mkdtempSync(join(tmpdir(), 'stepwise-helm-image-'));
+  let image: { tag: string; unpacked: UnpackedImage };
+  let containers: RuncContainers;
+  before(
+    () => {
+      const tools = imageTools();
+      const summary = makeImage();
+      image = {
+        tag: summary.tag,
+        unpacked: unpackImage(tools.crane, summary.archive, join(imageWork, 'image')),
+      };
+      containers = new RuncContainers(tools.runc, join(imageWork, 'containers'));
+    },
+    { timeout: 600_000 },
+  );
+  after(() => {
+    containers?.deleteAll();
+    rmSync(imageWork, { recursive: true, force: true });
+  });
+
   it('installs, upgrades, walks a canary as installed, and uninstalls', async (t) => {
     const release = `stepwise-${randomBytes(3).toString('hex')}`;
     const controller = `${release}-controller`;
@@ -538,41 +567,54 @@ describe('the chart, installed', () => {
         assert.equal(await can('list', 'secrets', '-n', appNs), 'no');
         assert.equal(await can('update', 'leases.coordination.k8s.io', '-n', ns), 'yes');
 
-        // The Secret volume, as the kubelet would mount it.
-        const mount = container.volumeMounts?.find((m) => m.name === 'notifications');
-        const volume = pod.volumes?.find((v) => v.name === 'notifications');
-        assert.ok(mount && volume?.secret);
-        const secret = await http.json<{ data: Record<string, string> }>(
-          'GET',
-          `/api/v1/namespaces/${ns}/secrets/${volume.secret.secretName}`,
-        );
-        const notificationsDir = join(workDir, 'notifications');
-        await mkdir(notificationsDir);
-        for (const [key, value] of Object.entries(secret.data)) {
-          await writeFile(join(notificationsDir, key), Buffer.from(value, 'base64'));
+        // The pod's volumes, as the kubelet would mount them: the Secret's keys as files, read
+        // only, at the chart's mountPath; an emptyDir as an empty tmpfs.
+        const volumes: ContainerVolume[] = [];
+        for (const mount of container.volumeMounts ?? []) {
+          const volume = pod.volumes?.find((v) => v.name === mount.name);
+          assert.ok(volume, `volume ${mount.name}`);
+          if (volume.emptyDir) {
+            volumes.push({ destination: mount.mountPath });
+            continue;
+          }
+          assert.ok(volume.secret, `${mount.name}: a Secret or an emptyDir`);
+          const secret = await http.json<{ data: Record<string, string> }>(
+            'GET',
+            `/api/v1/namespaces/${ns}/secrets/${volume.secret.secretName}`,
+          );
+          const dir = join(workDir, 'volumes', mount.name);
+          await mkdir(dir, { recursive: true, mode: 0o755 });
+          for (const [key, value] of Object.entries(secret.data)) {
+            await writeFile(join(dir, key), Buffer.from(value, 'base64'), { mode: 0o644 });
+          }
+          volumes.push({ destination: mount.mountPath, source: dir });
         }
+        assert.deepEqual(volumes.map((v) => v.destination).sort(), [
+          '/etc/stepwise/notifications',
+          '/tmp',
+        ]);
+        // The container shares the host's network: listeners on loopback, on free ports.
         const args = (container.args ?? []).map((arg) => {
-          const [flag, value] = arg.split(/=(.*)/s, 2);
-          if (flag === '--metrics-bind-address' || flag === '--external-bind-address') {
-            return `${flag}=127.0.0.1:0`;
-          }
-          if (flag === '--notifications-dir') {
-            assert.equal(value, mount.mountPath);
-            return `${flag}=${notificationsDir}`;
-          }
-          return arg;
+          const [flag] = arg.split('=', 1);
+          return flag === '--metrics-bind-address' || flag === '--external-bind-address'
+            ? `${flag}=127.0.0.1:0`
+            : arg;
         });
         // The downward API's values for a pod of this Deployment.
         const podName = `${controller}-local`;
-        const env: NodeJS.ProcessEnv = { KUBECONFIG: kubeconfig };
+        const env: Record<string, string> = {};
         for (const e of container.env ?? []) {
           if (e.value !== undefined) env[e.name] = e.value;
           else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = ns;
           else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = podName;
           else assert.fail(`no local value for env ${e.name}`);
         }
-
-        const running = await startController({ args, env });
+        // The image the chart names is the one `make image` built, run under runc.
+        assert.equal(container.image, image.tag);
+        const running = await new ControllerProcess({
+          args,
+          launcher: containers.launcher(podName, image.unpacked, { kubeconfig, env, volumes }),
+        }).ready();
         try {
           await running.waitForLog((l) => l.msg === 'workers started');
           const lease = await eventually('the leader Lease in the release namespace', async () => {

@@ -4,18 +4,16 @@
 // hands the Lease over, a container whose caches never sync still stops on SIGTERM, and with no
 // reachable API server it exits non-zero with one line.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { Containerd } from './support/containerd.ts';
 import { ControllerProcess } from './support/controller.ts';
-import { RuncContainers, imageTools, run, unpackImage } from './support/runc.ts';
-import type { UnpackedImage } from './support/runc.ts';
+import { RuncContainers, imageTools, makeImage, run, unpackImage } from './support/runc.ts';
+import type { ImageSummary, UnpackedImage } from './support/runc.ts';
 import {
   createRollout,
   installCrds,
@@ -28,29 +26,9 @@ import {
   waitForRollout,
 } from './support/rollouts.ts';
 
-interface ImageSummary {
-  readonly tag: string;
-  readonly digest: string;
-  readonly imageId: string;
-  readonly compressedBytes: number;
-  readonly archive: string;
-}
-
 type Lease = { spec?: { holderIdentity?: string } };
 const LEASES = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
 const LEASE = 'stepwise-controller-leader';
-
-/** `make image`, as a person runs it; the build's progress goes to the test's stderr. */
-function makeImage(out?: string): ImageSummary {
-  const result = spawnSync(
-    'make',
-    ['--no-print-directory', 'image', ...(out ? [`IMAGE_OUT=${out}`] : [])],
-    { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  assert.equal(result.status, 0, `make image failed:\n${result.stdout}`);
-  const file = join(out ?? join(REPO_ROOT, '.stepwise', 'image'), 'image.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as ImageSummary;
-}
 
 const work = mkdtempSync(join(tmpdir(), 'stepwise-image-e2e-'));
 const tools = imageTools();

@@ -97,6 +97,28 @@ export function unpackImage(crane: string, archive: string, dir: string): Unpack
   return { rootfs, config: file.config ?? {} };
 }
 
+/** What `make image` prints into image.json beside the archive. */
+export interface ImageSummary {
+  readonly tag: string;
+  readonly digest: string;
+  readonly imageId: string;
+  readonly compressedBytes: number;
+  readonly archive: string;
+}
+
+/** `make image`, as a person runs it; the build's progress goes to the test's stderr. */
+export function makeImage(out?: string): ImageSummary {
+  const result = spawnSync(
+    'make',
+    ['--no-print-directory', 'image', ...(out ? [`IMAGE_OUT=${out}`] : [])],
+    { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  if (result.status !== 0)
+    throw new Error(`make image exited with ${result.status}:\n${result.stdout}`);
+  const file = join(out ?? join(REPO_ROOT, '.stepwise', 'image'), 'image.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as ImageSummary;
+}
+
 /** The subset of the OCI runtime spec this file changes (the rest is `runc spec`'s). */
 interface RuntimeSpec {
   process: {
@@ -112,10 +134,18 @@ interface RuntimeSpec {
   linux: { namespaces: { type: string }[] };
 }
 
+/** A pod volume as the kubelet would mount it: a host directory bound read-only, or an emptyDir. */
+export interface ContainerVolume {
+  readonly destination: string;
+  /** A directory on the host (a Secret volume's files, say); without it, an empty tmpfs. */
+  readonly source?: string;
+}
+
 export interface ContainerOptions {
   /** A kubeconfig on the host, copied so the container's user can read it. */
   readonly kubeconfig: string;
   readonly env?: Readonly<Record<string, string>>;
+  readonly volumes?: readonly ContainerVolume[];
 }
 
 /** Containers of one test file: one runc state directory, each container a bundle under it. */
@@ -175,6 +205,21 @@ export class RuncContainers {
           source: join(bundle, 'kubeconfig'),
           options: ['rbind', 'ro', 'nosuid', 'nodev', 'noexec'],
         },
+        ...(opts.volumes ?? []).map((v) =>
+          v.source === undefined
+            ? {
+                destination: v.destination,
+                type: 'tmpfs',
+                source: 'tmpfs',
+                options: ['nosuid', 'nodev', 'noexec', 'mode=1777', 'size=64m'],
+              }
+            : {
+                destination: v.destination,
+                type: 'bind',
+                source: v.source,
+                options: ['rbind', 'ro', 'nosuid', 'nodev', 'noexec'],
+              },
+        ),
       ],
       // No network namespace: the host's, where the API server listens on 127.0.0.1.
       linux: {
