@@ -4,7 +4,6 @@
 // long a leader handover takes.
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
-import type { ControllerProcess } from '../e2e/support/controller.ts';
 import {
   armRollout,
   clientFor,
@@ -13,7 +12,6 @@ import {
   diffCounts,
   healthyAndPromoted,
   installCrds,
-  ms,
   nowMs,
   patchStatus,
   quiet,
@@ -28,6 +26,7 @@ import {
 } from './controller-support.ts';
 import { formatStats, machine, stats, type Benchmark } from './harness.ts';
 import { formatStuckCanary, STUCK_SECONDS, stuckCanary } from './stuck-canary.ts';
+import { formatFailover, leaderFailover } from './failover.ts';
 
 const CANARY_CHANGES = 50;
 const TIMER_SAMPLES = 8;
@@ -95,9 +94,7 @@ const benchmark: Benchmark = {
     ctx.log('leader failover...');
     const failover = await leaderFailover(http);
     data.leaderFailoverMs = failover;
-    summary.push(
-      `leader failover: graceful (SIGTERM, Lease released) ${ms(failover.graceful)}; crash (SIGKILL, Lease expires: 15 s) ${ms(failover.crash)}`,
-    );
+    summary.push(...formatFailover(failover));
     http.close();
     return { summary, data };
   },
@@ -289,31 +286,4 @@ async function idleController(
   } finally {
     await ctl.stop();
   }
-}
-
-async function leaderFailover(http: KubeHttp): Promise<{ graceful: number; crash: number }> {
-  const ns = 'bench-leader';
-  await createNamespace(http, ns);
-  const args = (id: string) => [
-    '--leader-elect=true',
-    `--lease-namespace=${ns}`,
-    `--identity=${id}`,
-    `--namespace=${ns}`,
-  ];
-  const became = (c: ControllerProcess) =>
-    c.waitForLog((l) => l.msg === 'leader election: became leader', 60_000).then(() => nowMs());
-  const a = await controller(args('a'));
-  await became(a);
-  const b = await controller(args('b'));
-  const bLeads = became(b);
-  const t0 = nowMs();
-  await a.stop();
-  const graceful = (await bLeads) - t0;
-  const c = await controller(args('c'));
-  const cLeads = became(c);
-  const t1 = nowMs();
-  await b.kill();
-  const crash = (await cLeads) - t1;
-  await c.stop();
-  return { graceful, crash };
 }

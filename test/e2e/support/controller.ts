@@ -81,10 +81,11 @@ export class ControllerProcess {
         }
       });
     }
-    // Never outlive the test run, whatever the test does.
-    process.once('exit', () =>
-      this.#launcher?.killSync ? this.#launcher.killSync() : this.#child.kill('SIGKILL'),
-    );
+    // Never outlive the test run, whatever the test does; once it has exited, nothing to do.
+    const killAtExit = () =>
+      this.#launcher?.killSync ? this.#launcher.killSync() : this.#child.kill('SIGKILL');
+    process.once('exit', killAtExit);
+    void this.exited.then(() => process.off('exit', killAtExit));
   }
 
   get pid(): number | undefined {
