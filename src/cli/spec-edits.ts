@@ -4,6 +4,7 @@
  * creation times, as in Argo Rollouts), undo and set image because the pod template IS spec.
  * Undo and set image are for clusters without GitOps: a GitOps tool puts Git's template back.
  */
+import { canonicalJson } from '../api/canonical-json.ts';
 import { POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
 import type { JsonPatchOp } from './client.ts';
@@ -84,18 +85,6 @@ export function templateOf(ro: Rollout, rs: ReplicaSetLike): Template {
   return template;
 }
 
-/** JSON with sorted keys: two templates are the same template whatever their key order. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * `undo [--to-revision N]`: spec.template := the template of revision N (default: the one
  * before the newest). The patch carries the resourceVersion read, so a change in between is a
@@ -129,7 +118,7 @@ export function decideUndo(
     }
   }
   const template = templateOf(ro, target.rs);
-  if (canonical(template) === canonical(ro.spec.template)) {
+  if (canonicalJson(template) === canonicalJson(ro.spec.template)) {
     return {
       kind: 'noop',
       message: `rollout '${name}' skipped undo: spec.template already matches revision ${target.revision}`,

@@ -2,18 +2,11 @@
  * Pod-template hashing, pure: FNV-1a (32 bit) over a canonical JSON of the template, encoded
  * with Kubernetes' "safe" alphabet (no vowels, so no words). Stable across key order.
  */
-const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+import { canonicalJson } from '../api/canonical-json.ts';
 
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalJson };
+
+const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;

@@ -9,7 +9,7 @@ import { load } from 'js-yaml';
 import type { Rollout } from '../../src/api/rollout.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { kubeHttp, testNamespace } from '../cluster/testing.ts';
-import { assertOneLineError, kubectl, plugin } from './support/plugin.ts';
+import { assertOneLineError, installCrdsWithKubectl, kubectl, plugin } from './support/plugin.ts';
 
 const http = kubeHttp();
 const ROLLOUTS = '/apis/stepwise.dev/v1alpha1';
@@ -81,25 +81,7 @@ async function rolloutWithHistory(prefix: string): Promise<{ ns: string; ro: Rol
   return { ns, ro };
 }
 
-before(async () => {
-  const crds = join(REPO_ROOT, 'deploy', 'crds');
-  const apply = await kubectl([
-    'apply',
-    '--server-side',
-    '--field-manager=stepwise-tests',
-    '--force-conflicts',
-    '-f',
-    crds,
-  ]);
-  assert.equal(apply.code, 0, apply.stderr);
-  const wait = await kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/rollouts.stepwise.dev',
-  ]);
-  assert.equal(wait.code, 0, wait.stderr);
-});
+before(installCrdsWithKubectl);
 
 test('names are Kubernetes names before any request; a namespace too', async () => {
   const { ns } = await rolloutWithHistory('names');
@@ -200,10 +182,10 @@ test('lint: the shipped examples are clean offline; a bad manifest is a line and
     join(examples, 'analysis.yaml'),
   ]);
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
-  const bad = await plugin(
-    ['lint', '-'],
-    'apiVersion: stepwise.dev/v1alpha1\nkind: Rollout\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template: {metadata: {labels: {app: web}}}\n  strategy: {canary: {steps: [{setWeight: 150}]}}\n',
-  );
+  const bad = await plugin(['lint', '-'], {
+    stdin:
+      'apiVersion: stepwise.dev/v1alpha1\nkind: Rollout\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template: {metadata: {labels: {app: web}}}\n  strategy: {canary: {steps: [{setWeight: 150}]}}\n',
+  });
   assert.equal(bad.code, 1);
   assert.equal(
     bad.stdout,

@@ -4,7 +4,6 @@
 // and its ReplicaSets itself, then checks what the plugin shows and writes: people's requests
 // land in status under the kubectl-stepwise field manager, never in spec.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -16,61 +15,28 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { dump, load } from 'js-yaml';
 import type { Rollout, RolloutStatus } from '../../src/api/rollout.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { eventually, kubeHttp, testNamespace } from '../cluster/testing.ts';
+import {
+  PLUGIN_DIR,
+  assertOneLineError,
+  installCrdsWithKubectl,
+  kubectl,
+  plugin,
+} from './support/plugin.ts';
 
 const http = kubeHttp();
 // STEPWISE_PLUGIN_DIR: the same tests against another build (make plugin-binary's).
-const BIN = process.env.STEPWISE_PLUGIN_DIR ?? join(REPO_ROOT, '.stepwise', 'bin');
+const BIN = PLUGIN_DIR;
 const HASH = 'rollouts-pod-template-hash';
 const STABLE = '5d8f7c9b4a';
 const CANARY = '7b6c5d4e3f';
 const ROLLOUTS = '/apis/stepwise.dev/v1alpha1';
 const tmp = mkdtempSync(join(tmpdir(), 'stepwise-cli-e2e-'));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `kubectl ARGS` with .stepwise/bin first on PATH; `onStdout` sees output as it comes. */
-function kubectl(args: string[], onStdout?: (all: string) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`,
-    };
-    delete env.FORCE_COLOR;
-    const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      onStdout?.(stdout);
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const plugin = (args: string[], onStdout?: (all: string) => void): Promise<Run> =>
-  kubectl(['stepwise', ...args], onStdout);
-
-/** One line on stderr, nothing on stdout, exit 1. */
-function assertOneLineError(r: Run, expected: string | RegExp): void {
-  assert.equal(r.code, 1, `exit code; stderr: ${r.stderr}`);
-  assert.equal(r.stdout, '');
-  assert.equal(r.stderr.split('\n').length, 2, `one line: ${JSON.stringify(r.stderr)}`);
-  const line = r.stderr.trimEnd();
-  if (typeof expected === 'string') assert.equal(line, expected);
-  else assert.match(line, expected);
-}
 
 const getRollout = (ns: string): Promise<Rollout> =>
   http.json<Rollout>('GET', `${ROLLOUTS}/namespaces/${ns}/rollouts/web`);
@@ -201,25 +167,7 @@ before(() => {
   }
 });
 
-before(async () => {
-  const crds = join(REPO_ROOT, 'deploy', 'crds');
-  const apply = await kubectl([
-    'apply',
-    '--server-side',
-    '--field-manager=stepwise-tests',
-    '--force-conflicts',
-    '-f',
-    crds,
-  ]);
-  assert.equal(apply.code, 0, apply.stderr);
-  const wait = await kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/rollouts.stepwise.dev',
-  ]);
-  assert.equal(wait.code, 0, wait.stderr);
-});
+before(installCrdsWithKubectl);
 
 after(() => {
   http.close();
@@ -279,15 +227,14 @@ test('get rollout shows the header and the tree of revisions, ReplicaSets and po
 test('get rollout --watch prints a new snapshot when the rollout changes (not a terminal)', async () => {
   const { ns } = await pausedRollout('watch');
   let changed = false;
-  const r = await plugin(
-    ['get', 'rollout', 'web', '-n', ns, '--watch', '--timeout-seconds', '5'],
-    (out) => {
+  const r = await plugin(['get', 'rollout', 'web', '-n', ns, '--watch', '--timeout-seconds', '5'], {
+    onStdout: (out) => {
       if (!changed && out.includes('NAME')) {
         changed = true;
         void controllerStatus(ns, { message: 'still paused, by a test' });
       }
     },
-  );
+  });
   assert.equal(r.code, 0, r.stderr);
   const snapshots = r.stdout.split('\n\nName:');
   assert.equal(snapshots.length, 2, r.stdout);
@@ -412,10 +359,12 @@ test('status: waits for Healthy, fails on Degraded and on timeout, trusts observ
   assert.equal(timeout.stderr, 'Error: Rollout status watch exceeded timeout\n');
 
   let patched = false;
-  const healthy = await plugin(['status', 'web', '-n', ns, '--timeout', '60s'], () => {
-    if (patched) return;
-    patched = true;
-    void controllerStatus(ns, { phase: 'Healthy', message: null });
+  const healthy = await plugin(['status', 'web', '-n', ns, '--timeout', '60s'], {
+    onStdout: () => {
+      if (patched) return;
+      patched = true;
+      void controllerStatus(ns, { phase: 'Healthy', message: null });
+    },
   });
   assert.deepEqual(healthy, {
     code: 0,

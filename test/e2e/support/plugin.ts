@@ -14,8 +14,15 @@ export interface Run {
   stderr: string;
 }
 
-/** `kubectl ARGS` with the plugin first on PATH; `stdin` is written to its standard input. */
-export function kubectl(args: readonly string[], stdin = ''): Promise<Run> {
+export interface RunOptions {
+  /** Written to its standard input. */
+  readonly stdin?: string;
+  /** Sees all of stdout so far, as it comes (for commands that wait). */
+  readonly onStdout?: (all: string) => void;
+}
+
+/** `kubectl ARGS` with the plugin first on PATH. */
+export function kubectl(args: readonly string[], opts: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -25,16 +32,40 @@ export function kubectl(args: readonly string[], stdin = ''): Promise<Run> {
     const child = spawn('kubectl', [...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      opts.onStdout?.(stdout);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
+    child.stdin.end(opts.stdin ?? '');
   });
 }
 
-export const plugin = (args: readonly string[], stdin = ''): Promise<Run> =>
-  kubectl(['stepwise', ...args], stdin);
+export const plugin = (args: readonly string[], opts: RunOptions = {}): Promise<Run> =>
+  kubectl(['stepwise', ...args], opts);
+
+/** The CRDs from deploy/crds, as people install them (kubectl server-side apply), Established. */
+export async function installCrdsWithKubectl(): Promise<void> {
+  const crds = join(REPO_ROOT, 'deploy', 'crds');
+  const apply = await kubectl([
+    'apply',
+    '--server-side',
+    '--field-manager=stepwise-tests',
+    '--force-conflicts',
+    '-f',
+    crds,
+  ]);
+  assert.equal(apply.code, 0, apply.stderr);
+  const wait = await kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/rollouts.stepwise.dev',
+  ]);
+  assert.equal(wait.code, 0, wait.stderr);
+}
 
 /** One line on stderr, nothing on stdout, exit 1. */
 export function assertOneLineError(r: Run, expected: string | RegExp): void {
