@@ -113,7 +113,7 @@ plugin: deps
 e2e: deps cluster-bins prometheus-bins helm-bins plugin
 	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
 
-test: lint typecheck crds-check unit e2e
+test: lint typecheck crds-check unit e2e e2e-plugin-binary
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.

@@ -2,11 +2,12 @@
 // request counters from its /metrics, and Rollouts created and watched over plain HTTP.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { load } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import type { Rollout } from '../../src/api/index.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { REPO_ROOT } from '../cluster/state.ts';
 import { ControllerProcess } from '../e2e/support/controller.ts';
 import type { ControllerOptions } from '../e2e/support/controller.ts';
 
@@ -224,4 +225,18 @@ export async function installCrds(http: KubeHttp): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** NODE_OPTIONS of the controller container in the Kustomize base (the chart's default equals it). */
+export async function deployedNodeOptions(): Promise<string> {
+  const file = join(REPO_ROOT, 'deploy', 'controller', 'controller.yaml');
+  type Container = { name: string; env?: { name: string; value?: string }[] };
+  type Doc = { kind?: string; spec?: { template?: { spec?: { containers?: Container[] } } } };
+  const docs = loadAll(await readFile(file, 'utf8')) as Doc[];
+  const deployment = docs.find((d) => d.kind === 'Deployment');
+  const env = deployment?.spec?.template?.spec?.containers?.[0]?.env ?? [];
+  const options = env.find((e) => e.name === 'NODE_OPTIONS')?.value;
+  if (options === undefined)
+    throw new Error(`${file}: the controller container sets no NODE_OPTIONS`);
+  return options;
 }

@@ -5,14 +5,12 @@
 // in deploy/controller/controller.yaml, the one place they are chosen); BENCH_NODE_FLAGS compares
 // others ("" for none). The controller's CPU time is printed beside, as flags trade one for other.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { loadAll } from 'js-yaml';
-import { REPO_ROOT } from '../cluster/state.ts';
 import type { Rollout } from '../../src/api/index.ts';
 import {
   clientFor,
   controller,
   createNamespace,
+  deployedNodeOptions,
   installCrds,
   rollout,
   ROLLOUTS,
@@ -121,20 +119,6 @@ const benchmark: Benchmark = {
   },
 };
 export default benchmark;
-
-/** NODE_OPTIONS of the controller container in the Kustomize base (the chart's default equals it). */
-async function deployedNodeOptions(): Promise<string> {
-  const file = join(REPO_ROOT, 'deploy', 'controller', 'controller.yaml');
-  type Container = { name: string; env?: { name: string; value?: string }[] };
-  type Doc = { kind?: string; spec?: { template?: { spec?: { containers?: Container[] } } } };
-  const docs = loadAll(await readFile(file, 'utf8')) as Doc[];
-  const deployment = docs.find((d) => d.kind === 'Deployment');
-  const env = deployment?.spec?.template?.spec?.containers?.[0]?.env ?? [];
-  const options = env.find((e) => e.name === 'NODE_OPTIONS')?.value;
-  if (options === undefined)
-    throw new Error(`${file}: the controller container sets no NODE_OPTIONS`);
-  return options;
-}
 
 /** User plus system CPU time of a process, from /proc/<pid>/stat (clock ticks of 10 ms). */
 async function cpuSeconds(pid: number | undefined): Promise<number> {
