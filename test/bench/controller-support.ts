@@ -176,9 +176,12 @@ export async function watchCollection<T>(
   http: KubeHttp,
   path: string,
   onEvent: (type: string, obj: T, at: number) => void,
+  onEnd?: () => void,
 ): Promise<{ close(): void }> {
-  return http.watch(path, (e) =>
-    onEvent(e.type, e.object as T, performance.timeOrigin + performance.now()),
+  return http.watch(
+    path,
+    (e) => onEvent(e.type, e.object as T, performance.timeOrigin + performance.now()),
+    onEnd,
   );
 }
 

@@ -80,7 +80,7 @@ const benchmark: Benchmark = {
       name: `s-${String(i).padStart(5, '0')}`,
     }));
     const probe = items[0] ?? { ns: '', name: '' };
-    const tracker = await RolloutTracker.start(http);
+    const tracker = await RolloutTracker.start(http, (l) => ctx.log(l));
 
     const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
     const ctl = await controller(
@@ -322,21 +322,41 @@ class RolloutTracker {
   #healthy = 0;
   #waiters: { n: number; resolve: () => void }[] = [];
   #watch: { close(): void } | undefined;
+  #closed = false;
 
-  static async start(http: KubeHttp): Promise<RolloutTracker> {
+  static async start(http: KubeHttp, log: (line: string) => void): Promise<RolloutTracker> {
     const t = new RolloutTracker();
+    await t.#watchAll(http, log);
+    return t;
+  }
+
+  /**
+   * Watches every Rollout; a watch without a resourceVersion starts with an ADDED event for each
+   * that exists, so a watch the server ended is replaced by a new one on a cleared state. (At
+   * 10,000 the API server ended the first one after ~3 min, and the counts froze.)
+   */
+  async #watchAll(http: KubeHttp, log: (line: string) => void): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // A long server-side timeout: the default (30-60 min) could end the watch mid-run.
-        t.#watch = await watchCollection<Rollout>(
+        this.#watch = await watchCollection<Rollout>(
           http,
+          // A long server-side timeout: the default (30-60 min) could end the watch mid-run.
           `${ROLLOUTS}/rollouts?timeoutSeconds=14400`,
-          (type, r) => t.#event(type, r),
+          (type, r) => this.#event(type, r),
+          () => {
+            if (this.#closed) return;
+            log(`  the Rollout watch ended (${this.#healthy} Healthy); watching again`);
+            this.#state.clear();
+            this.#healthy = 0;
+            this.#watchAll(http, log).catch((err: unknown) =>
+              log(`  could not watch the Rollouts again: ${String(err)}`),
+            );
+          },
         );
-        return t;
+        return;
       } catch (err) {
         // 429 while the API server's watch cache of a just-installed CRD initialises.
-        if (attempt === 30 || !String(err).includes('HTTP 429')) throw err;
+        if (this.#closed || attempt === 30 || !String(err).includes('HTTP 429')) throw err;
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
@@ -405,6 +425,7 @@ class RolloutTracker {
   }
 
   close(): void {
+    this.#closed = true;
     this.#watch?.close();
   }
 }
