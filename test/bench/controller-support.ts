@@ -62,6 +62,46 @@ export function diffCounts(
   return out;
 }
 
+/** One read of the controller's request total (rate-limit and scale benches). */
+export interface Sample {
+  /** Scrape sent and answered: the counter was read somewhere in between. */
+  readonly t0: number;
+  readonly t1: number;
+  /** Mid-scrape, for windows. */
+  readonly at: number;
+  readonly requests: number;
+}
+
+/**
+ * Requests counted in each window from one sample to the last one at most `ms` later (mid-scrape
+ * times). Counts are of answered requests, so a server stall can bunch them a little.
+ */
+export function windowCounts(samples: readonly Sample[], ms: number): number[] {
+  const counts: number[] = [];
+  let j = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const start = samples[i] as Sample;
+    j = Math.max(j, i);
+    while (j + 1 < samples.length && (samples[j + 1] as Sample).at - start.at <= ms) j++;
+    counts.push((samples[j] as Sample).requests - start.requests);
+  }
+  return counts;
+}
+
+/** Totals of the rate limiter wait histogram over all labels. */
+export function rateLimiterWait(metrics: string): { seconds: number; requests: number } {
+  const sum = (suffix: string): number => {
+    const re = new RegExp(
+      `^controller_clientset_k8s_rate_limiter_duration_seconds_${suffix}\\{[^}]*\\} (\\S+)$`,
+      'gm',
+    );
+    let n = 0;
+    for (const m of metrics.matchAll(re)) n += Number(m[1]);
+    return n;
+  };
+  return { seconds: sum('sum'), requests: sum('count') };
+}
+
 export const WRITE_VERBS = ['create', 'update', 'patch', 'apply', 'delete'];
 
 export function sumBy(counts: Map<string, number>, verbs: readonly string[]): number {
@@ -137,9 +177,12 @@ export async function watchCollection<T>(
   http: KubeHttp,
   path: string,
   onEvent: (type: string, obj: T, at: number) => void,
+  onEnd?: () => void,
 ): Promise<{ close(): void }> {
-  return http.watch(path, (e) =>
-    onEvent(e.type, e.object as T, performance.timeOrigin + performance.now()),
+  return http.watch(
+    path,
+    (e) => onEvent(e.type, e.object as T, performance.timeOrigin + performance.now()),
+    onEnd,
   );
 }
 

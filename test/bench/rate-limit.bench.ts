@@ -12,10 +12,13 @@ import {
   createNamespace,
   installCrds,
   nowMs,
+  rateLimiterWait,
   requestCounts,
   rollout,
   ROLLOUTS,
   watchCollection,
+  windowCounts,
+  type Sample,
 } from './controller-support.ts';
 import { machine, type Benchmark } from './harness.ts';
 
@@ -25,15 +28,6 @@ const BURST = 100;
 const NS = 'bench-rate-limit';
 const SAMPLE_EVERY_MS = 100;
 const SETTLE_TIMEOUT_MS = 150_000;
-
-interface Sample {
-  /** Scrape sent and answered: the counter was read somewhere in between. */
-  readonly t0: number;
-  readonly t1: number;
-  /** Mid-scrape, for windows. */
-  readonly at: number;
-  readonly requests: number;
-}
 
 const benchmark: Benchmark = {
   name: 'rate-limit',
@@ -162,22 +156,6 @@ async function sampleUntil(ctl: ControllerProcess, done: Promise<void>): Promise
 }
 
 /**
- * Requests counted in each window from one sample to the last one at most `ms` later (mid-scrape
- * times). Counts are of answered requests, so a server stall can bunch them a little.
- */
-function windowCounts(samples: readonly Sample[], ms: number): number[] {
-  const counts: number[] = [];
-  let j = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const start = samples[i] as Sample;
-    j = Math.max(j, i);
-    while (j + 1 < samples.length && (samples[j + 1] as Sample).at - start.at <= ms) j++;
-    counts.push((samples[j] as Sample).requests - start.requests);
-  }
-  return counts;
-}
-
-/**
  * The token bucket's promise, checked between every two samples: no more than burst + qps × Δt
  * requests, where Δt spans both scrapes (the counter was read somewhere inside each). Returns the
  * largest excess found (negative: always under the bound).
@@ -193,18 +171,4 @@ function worstExcess(samples: readonly Sample[]): number {
     }
   }
   return worst;
-}
-
-/** Totals of the rate limiter wait histogram over all labels. */
-function rateLimiterWait(metrics: string): { seconds: number; requests: number } {
-  const sum = (suffix: string): number => {
-    const re = new RegExp(
-      `^controller_clientset_k8s_rate_limiter_duration_seconds_${suffix}\\{[^}]*\\} (\\S+)$`,
-      'gm',
-    );
-    let n = 0;
-    for (const m of metrics.matchAll(re)) n += Number(m[1]);
-    return n;
-  };
-  return { seconds: sum('sum'), requests: sum('count') };
 }

@@ -68,7 +68,12 @@ export class KubeHttp {
    * Opens a watch (`path` without `watch=true`) and calls `onEvent` for every event line.
    * Resolves once the server answered the request, so events that follow are not missed.
    */
-  watch(path: string, onEvent: (e: WatchEvent) => void): Promise<{ close(): void }> {
+  watch(
+    path: string,
+    onEvent: (e: WatchEvent) => void,
+    /** When the server ends the watch (its timeout, a slow watcher dropped); not after close(). */
+    onEnd?: () => void,
+  ): Promise<{ close(): void }> {
     const sep = path.includes('?') ? '&' : '?';
     return new Promise((resolve, reject) => {
       const req = httpsRequest(this.#options('GET', `${path}${sep}watch=true`), (res) => {
@@ -77,8 +82,17 @@ export class KubeHttp {
           res.resume();
           return;
         }
+        let closed = false;
         splitLines(res, (line) => onEvent(JSON.parse(line) as WatchEvent));
-        resolve({ close: () => req.destroy() });
+        res.on('close', () => {
+          if (!closed) onEnd?.();
+        });
+        resolve({
+          close: () => {
+            closed = true;
+            req.destroy();
+          },
+        });
       });
       req.on('error', reject);
       req.end();
