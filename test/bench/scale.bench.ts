@@ -19,6 +19,7 @@ import {
   clientFor,
   controller,
   createNamespace,
+  deployedNodeOptions,
   diffCounts,
   healthyAndPromoted,
   installCrds,
@@ -82,7 +83,10 @@ const benchmark: Benchmark = {
     const probe = items[0] ?? { ns: '', name: '' };
     const tracker = await RolloutTracker.start(http, (l) => ctx.log(l));
 
-    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+    // The Deployment's Node/V8 flags (BENCH_NODE_FLAGS compares others, "" for none).
+    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
+      .split(' ')
+      .filter((f) => f !== '');
     const ctl = await controller(
       // Debug lines for 10,000 Rollouts would cost the controller CPU and this process memory.
       ['--leader-elect=false', '--log-level=info', `--qps=${QPS}`, `--burst=${BURST}`],
