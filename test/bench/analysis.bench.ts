@@ -68,8 +68,11 @@ const benchmark: Benchmark = {
       scrapeTargets: [{ job: 'bench', target: await app.listen() }],
     });
     process.env['STEPWISE_PROMETHEUS_ADDRESS'] = prometheus.url;
-    // As it runs in production: compiled, with the Deployment's Node/V8 flags.
-    const nodeFlags = (await deployedNodeOptions()).split(' ').filter((f) => f !== '');
+    // As it runs in production: compiled, with the Deployment's Node/V8 flags (BENCH_NODE_FLAGS
+    // compares others).
+    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
+      .split(' ')
+      .filter((f) => f !== '');
     const ctl = await controller(
       ['--leader-elect=false', `--namespace=${NS}`, ...CONTROLLER_FLAGS],
       {
