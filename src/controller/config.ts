@@ -37,6 +37,8 @@ export interface ControllerConfig {
   /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
    *  those without the label. */
   readonly instanceId?: string;
+  /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
+  readonly reclaimMemoryAfterMs: number;
 }
 
 /**
@@ -63,6 +65,8 @@ const USAGE = `stepwise-controller [flags]
                              (default: only those without that label); its own Lease
   --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
                              (default 50 / 100; Lease renewals are exempt)
+  --reclaim-memory-after D   give memory back to the system after D without work
+                             (default 10s; 0 never)
 approvals and notifications:
   --external-bind-address A  host:port of the approval links and Slack interactions (default: off)
   --public-url URL           how people reach that port, for links in notifications
@@ -97,6 +101,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'notifications-dir': { type: 'string' },
       'slack-api-url': { type: 'string' },
       'approval-link-ttl': { type: 'string' },
+      'reclaim-memory-after': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -124,8 +129,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),
+    reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
     ...approvalFlags(values),
   };
+}
+
+function reclaimAfter(v: string): number {
+  const ms = parseGoDuration(v, 24n * 3_600_000_000_000n);
+  if (!ms.ok || ms.value < 0) {
+    throw new ConfigError(`--reclaim-memory-after must be a duration such as 10s or 0, got "${v}"`);
+  }
+  return ms.value;
 }
 
 function approvalFlags(values: Record<string, string | boolean | undefined>) {

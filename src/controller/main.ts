@@ -69,6 +69,7 @@ import { ControllerMetrics } from './metrics.ts';
 import type { Key } from './reconciler.ts';
 import { RolloutReconciler } from './rollout-reconciler.ts';
 import { trafficInformers } from './traffic-wiring.ts';
+import { MemoryReclaimer, v8Reclaim } from './memory-reclaim.ts';
 import { runWorkers } from './worker.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -235,6 +236,17 @@ async function main(): Promise<number> {
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
   // AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
   const runQueue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('analysisrun') });
+  const reclaimer =
+    config.reclaimMemoryAfterMs > 0
+      ? new MemoryReclaimer({
+          clock,
+          idleMs: config.reclaimMemoryAfterMs,
+          collect: v8Reclaim(),
+          rss: () => process.memoryUsage.rss(),
+          log,
+          onReclaimed: (seconds) => metrics.memoryReclaim.observe(seconds),
+        })
+      : undefined;
   const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
   // After an API outage, Rollouts whose passes failed wait out their backoff (up to 10 s); the
   // informers reaching the server again send them all back through at once (adds collapse).
@@ -244,6 +256,7 @@ async function main(): Promise<number> {
     for (const key of stores.analysisRuns.keys()) runQueue.add(key as Key);
   }
   const enqueue = (keys: readonly (Key | undefined)[]): void => {
+    reclaimer?.noteActivity();
     for (const k of keys) if (k !== undefined) queue.add(k);
   };
   const onChange = <T>(keys: (obj: T) => readonly (Key | undefined)[]): EventHandler<T> => ({
@@ -365,6 +378,7 @@ async function main(): Promise<number> {
   for (const informer of informers) informer.start();
   await Promise.all(informers.map((i) => i.synced));
   await approvalSide.serve();
+  reclaimer?.start();
   log.info('caches synced', {
     rollouts: stores.rollouts.size,
     replicaSets: stores.replicaSets.size,
@@ -383,6 +397,7 @@ async function main(): Promise<number> {
     for (const key of stores.rollouts.keys()) queue.add(key as Key);
     workers = runWorkers(queue, reconciler, config.workers, log, stop.signal, {
       observe: (seconds, result) => {
+        reclaimer?.noteActivity();
         metrics.reconcile.observe({ result }, seconds);
         metrics.controllerReconcile.observe({ controller: 'rollout', result }, seconds);
         if (result === 'error') metrics.reconcileErrors.inc();
@@ -390,8 +405,10 @@ async function main(): Promise<number> {
     });
     for (const key of stores.analysisRuns.keys()) runQueue.add(key as Key);
     runWorkersDone = runWorkers(runQueue, runReconciler, config.analysisWorkers, log, stop.signal, {
-      observe: (seconds, result) =>
-        metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds),
+      observe: (seconds, result) => {
+        reclaimer?.noteActivity();
+        metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds);
+      },
     });
     log.info('workers started', {
       workers: config.workers,
@@ -448,6 +465,7 @@ async function main(): Promise<number> {
       if (stop.signal.aborted) return;
       if (code === ExitCode.ok) log.info('shutting down', { signal: why });
       stop.abort();
+      reclaimer?.stop();
       const forced = setTimeout(() => resolve(code || ExitCode.failed), SHUTDOWN_GRACE_MS);
       forced.unref();
       void (async () => {

@@ -23,6 +23,8 @@ export class ControllerMetrics {
   /** Both controllers' passes, by controller name (`rollout`, `analysisrun`). */
   readonly controllerReconcile: Histogram<'controller' | 'result'>;
   readonly analysisMeasurements: Counter<'provider' | 'phase'>;
+  /** Idle-time memory reclaims (memory-reclaim.ts): how long each paused the process. */
+  readonly memoryReclaim: Histogram;
   readonly queue: (name: string) => QueueMetrics;
   readonly request: (info: RequestInfo) => void;
 
@@ -61,6 +63,12 @@ export class ControllerMetrics {
       name: 'stepwise_analysis_measurements_total',
       help: 'AnalysisRun measurements taken, by provider and phase.',
       labelNames: ['provider', 'phase'],
+      registers,
+    });
+    this.memoryReclaim = new Histogram({
+      name: 'stepwise_memory_reclaim_seconds',
+      help: 'Memory-reducing collections run while the controller was idle, by duration.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
     this.leader = new Gauge({

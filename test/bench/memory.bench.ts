@@ -15,6 +15,15 @@ import {
   rollout,
   ROLLOUTS,
 } from './controller-support.ts';
+import {
+  podIndexers,
+  replicaSetIndexers,
+  rolloutIndexers,
+  slimPod,
+} from '../../src/controller/caches.ts';
+import type { KubeObject } from '../../src/kube/objects.ts';
+import type { IndexFunc } from '../../src/kube/store.ts';
+import { cacheFootprints } from './cache-footprint.ts';
 import { machine, type Benchmark } from './harness.ts';
 
 const ROLLOUTS_TOTAL = 1000;
@@ -34,8 +43,8 @@ const benchmark: Benchmark = {
       .split(' ')
       .filter((f) => f !== '');
     const ctl = await controller(['--leader-elect=false'], { entry: 'dist', nodeFlags });
-    // Idle: caches synced, nothing to do.
-    await new Promise((r) => setTimeout(r, 10_000));
+    // Idle: caches synced, nothing to do, and the controller's quiet period (10 s) behind it.
+    await new Promise((r) => setTimeout(r, 15_000));
     const idle = await procStatus(ctl.pid);
     const idleCpu = await cpuSeconds(ctl.pid);
     const started = Date.now();
@@ -81,6 +90,8 @@ const benchmark: Benchmark = {
     const metrics = await ctl.metrics();
     const rssMetric = Number(/^process_resident_memory_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
     const heapMetric = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
+    const reclaims = /^stepwise_memory_reclaim_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? '0';
+    const reclaimSeconds = /^stepwise_memory_reclaim_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? '0';
     const steady = await procStatus(ctl.pid);
     const vmRssKb = steady.rssKb;
     const cpu = (await cpuSeconds(ctl.pid)) - idleCpu;
@@ -90,6 +101,31 @@ const benchmark: Benchmark = {
       ctx.log(`  heap snapshot: ${String(line.file)}`);
     }
     await ctl.stop();
+    const sampleOf = async (path: string): Promise<KubeObject> => {
+      const list = await http.json<{ items: KubeObject[] }>('GET', `${path}?limit=1`);
+      const item = list.items[0];
+      if (!item) throw new Error(`nothing at ${path} to measure`);
+      return item;
+    };
+    const ns0 = namespaces[0] ?? '';
+    const footprints = await cacheFootprints([
+      {
+        cache: 'rollouts',
+        raw: await sampleOf(`${ROLLOUTS}/namespaces/${ns0}/rollouts`),
+        indexers: rolloutIndexers as Record<string, IndexFunc<KubeObject>>,
+      },
+      {
+        cache: 'replicasets',
+        raw: await sampleOf(`/apis/apps/v1/namespaces/${ns0}/replicasets`),
+        indexers: replicaSetIndexers as Record<string, IndexFunc<KubeObject>>,
+      },
+      {
+        cache: 'pods',
+        raw: await sampleOf(`/api/v1/namespaces/${ns0}/pods`),
+        transform: slimPod as (o: KubeObject) => KubeObject,
+        indexers: podIndexers as Record<string, IndexFunc<KubeObject>>,
+      },
+    ]);
     http.close();
     const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MB`;
     const target = (kb: number, limitMb: number) =>
@@ -101,6 +137,11 @@ const benchmark: Benchmark = {
         `${ROLLOUTS_TOTAL} Rollouts (1 replica each) created and Healthy in ${settleSeconds.toFixed(1)} s`,
         `peak RSS while they were created: ${target(steady.hwmKb, 200)} (VmHWM)`,
         `steady state: RSS ${target(vmRssKb, 150)}, heap used ${mb(heapMetric)} (process_resident_memory_bytes ${mb(rssMetric)})`,
+        `idle-time memory reclaims: ${reclaims}, ${(Number(reclaimSeconds) * 1000).toFixed(0)} ms in all`,
+        ...footprints.map(
+          (f) =>
+            `cache ${f.cache}: ${(f.heapBytes / 1024).toFixed(1)} KB of heap per object (${(f.wireBytes / 1024).toFixed(1)} KB on the wire), ${mb(f.heapBytes * ROLLOUTS_TOTAL)} for ${ROLLOUTS_TOTAL}`,
+        ),
         `controller CPU from the first create to the steady state: ${cpu.toFixed(1)} s (${((cpu / ROLLOUTS_TOTAL) * 1000).toFixed(1)} ms per Rollout)`,
       ],
       data: {
@@ -114,6 +155,7 @@ const benchmark: Benchmark = {
         rssBytes: rssMetric,
         heapUsedBytes: heapMetric,
         cpuSeconds: cpu,
+        cacheFootprints: footprints,
       },
     };
   },

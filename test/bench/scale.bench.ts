@@ -236,13 +236,14 @@ const benchmark: Benchmark = {
       const floorRatio = (x: number, f: ApiFloor): string =>
         `${(x / f.watchPlusWriteP50Ms).toFixed(1)}× its floor ${f.watchPlusWriteP50Ms.toFixed(2)} ms`;
       const ratio = l.p50 / s.p50;
+      const ratioP90 = l.p90 / s.p90;
       Object.assign(data, {
         steadyRssBytes: steady.rssKb * 1024,
         peakRssBytes: steady.hwmKb * 1024,
         heapUsedBytes: heapUsed,
         steadyRequests: Object.fromEntries(steadyRequests),
         floor: { ...(data.floor as object), large: floorLarge.watchPlusWriteP50Ms },
-        canaryReplicaSetMs: { baseline: s, large: l, ratioP50: round2(ratio) },
+        canaryReplicaSetMs: { baseline: s, large: l, ratioP50: round2(ratio), ratioP90: round2(ratioP90) },
         loadAverage: { start: loadAtStart, settled: loadSettled, end: loadEnd },
       });
       summary.push(
@@ -260,8 +261,9 @@ const benchmark: Benchmark = {
         `  p50 ${floorRatio(s.p50, floorSmall)}`,
         formatStats(`template change → canary RS, ${TOTAL} settled`, l),
         `  p50 ${floorRatio(l.p50, floorLarge)}`,
-        `  ${TOTAL} / ${BASELINE}: p50 ${ratio.toFixed(2)}×, p90 ${(l.p90 / s.p90).toFixed(2)}× ` +
-          `(target ≤ 2×: ${ratio <= 2 ? 'met' : 'NOT met'})`,
+        // Both judged: a typical change and a tail one (1 in 10) must stay within 2×.
+        `  ${TOTAL} / ${BASELINE}: p50 ${ratio.toFixed(2)}× (target ≤ 2×: ${ratio <= 2 ? 'met' : 'NOT met'}), ` +
+          `p90 ${ratioP90.toFixed(2)}× (target ≤ 2×: ${ratioP90 <= 2 ? 'met' : 'NOT met'})`,
         `API floor (watch event + write, p50): empty ${floorEmpty.watchPlusWriteP50Ms.toFixed(2)} ms, ` +
           `${BASELINE} Rollouts ${floorSmall.watchPlusWriteP50Ms.toFixed(2)} ms, ${TOTAL} ${floorLarge.watchPlusWriteP50Ms.toFixed(2)} ms`,
         `load average at the end: ${fmtLoad(loadEnd)}`,

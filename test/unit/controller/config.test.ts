@@ -52,6 +52,8 @@ describe('controller configuration', () => {
     [['--public-url=stepwise.example.com'], /--public-url must be an http\(s\) URL/],
     [['--notifications-secret=just-a-name'], /--notifications-secret must be NAMESPACE\/NAME/],
     [['--approval-link-ttl=forever'], /--approval-link-ttl must be a positive duration/],
+    [['--reclaim-memory-after=soon'], /--reclaim-memory-after must be a duration/],
+    [['--reclaim-memory-after=-5s'], /--reclaim-memory-after must be a duration/],
   ] as const) {
     it(`rejects ${args.join(' ')} with a message naming the flag`, () => {
       assert.throws(
@@ -79,6 +81,12 @@ describe('controller configuration', () => {
     assert.equal(c.approvalLinkTtlMs, 7_200_000);
     assert.equal(parseConfig([], {}).approvalLinkTtlMs, 86_400_000, 'default 24h');
     assert.equal(parseConfig([], {}).external, undefined, 'the external port is off by default');
+  });
+
+  it('reclaims memory after 10 s idle unless told otherwise; 0 turns it off', () => {
+    assert.equal(parseConfig([], {}).reclaimMemoryAfterMs, 10_000);
+    assert.equal(parseConfig(['--reclaim-memory-after=1m'], {}).reclaimMemoryAfterMs, 60_000);
+    assert.equal(parseConfig(['--reclaim-memory-after=0'], {}).reclaimMemoryAfterMs, 0);
   });
 
   it('rejects an unknown flag', () => {
