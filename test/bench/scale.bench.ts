@@ -243,7 +243,12 @@ const benchmark: Benchmark = {
         heapUsedBytes: heapUsed,
         steadyRequests: Object.fromEntries(steadyRequests),
         floor: { ...(data.floor as object), large: floorLarge.watchPlusWriteP50Ms },
-        canaryReplicaSetMs: { baseline: s, large: l, ratioP50: round2(ratio), ratioP90: round2(ratioP90) },
+        canaryReplicaSetMs: {
+          baseline: s,
+          large: l,
+          ratioP50: round2(ratio),
+          ratioP90: round2(ratioP90),
+        },
         loadAverage: { start: loadAtStart, settled: loadSettled, end: loadEnd },
       });
       summary.push(
