@@ -42,7 +42,10 @@ const benchmark: Benchmark = {
     const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
       .split(' ')
       .filter((f) => f !== '');
-    const ctl = await controller(['--leader-elect=false'], { entry: 'dist', nodeFlags });
+    // BENCH_ENTRY=source: the TypeScript sources through Node's type stripping (`make run`),
+    // to weigh that path against the compiled one.
+    const entry = process.env['BENCH_ENTRY'] === 'source' ? 'source' : 'dist';
+    const ctl = await controller(['--leader-elect=false'], { entry, nodeFlags });
     // Idle: caches synced, nothing to do, and the controller's quiet period (10 s) behind it.
     await new Promise((r) => setTimeout(r, 15_000));
     const idle = await procStatus(ctl.pid);
@@ -132,7 +135,9 @@ const benchmark: Benchmark = {
       `${mb(kb * 1024)} (target < ${limitMb} MB: ${kb / 1024 < limitMb ? 'met' : 'NOT met'}, ${(kb / 1024 / limitMb).toFixed(2)}× of it)`;
     return {
       summary: [
-        `production path: node ${[...nodeFlags, 'dist/controller/main.js'].join(' ')}`,
+        entry === 'dist'
+          ? `production path: node ${[...nodeFlags, 'dist/controller/main.js'].join(' ')}`
+          : `NOT the production path: node ${[...nodeFlags, 'src/controller/main.ts'].join(' ')} (type stripping)`,
         `idle, no Rollouts: RSS ${target(idle.rssKb, 80)}`,
         `${ROLLOUTS_TOTAL} Rollouts (1 replica each) created and Healthy in ${settleSeconds.toFixed(1)} s`,
         `peak RSS while they were created: ${target(steady.hwmKb, 200)} (VmHWM)`,
@@ -148,6 +153,7 @@ const benchmark: Benchmark = {
         machine: machine(),
         rollouts: ROLLOUTS_TOTAL,
         nodeFlags,
+        entry,
         idleRssBytes: idle.rssKb * 1024,
         peakRssBytes: steady.hwmKb * 1024,
         settleSeconds,
