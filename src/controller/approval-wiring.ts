@@ -7,7 +7,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Counter, type Registry } from '../kube/prom.ts';
+import { Counter } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Rollout } from '../api/index.ts';
 import type { Cache } from '../kube/store.ts';
 import type { Clock } from '../kube/clock.ts';

@@ -4,7 +4,7 @@
  * so one dashboard serves both. The queue and request families come from src/kube; no object
  * names on them: per-object labels there behave like a memory leak (Argo PR #3929).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../kube/prom.ts';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { requestMetrics, workqueueMetrics } from '../kube/metrics.ts';
 import type { RequestInfo } from '../kube/rest.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
@@ -31,7 +31,7 @@ export class ControllerMetrics {
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     this.registry = new Registry();
     const registers = [this.registry];
-    if (opts.defaultMetrics !== false) collectDefaultMetrics(this.registry);
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.queue = workqueueMetrics(this.registry);
     this.request = requestMetrics(this.registry);
     this.reconcile = new Histogram({

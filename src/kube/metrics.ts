@@ -5,7 +5,7 @@
  * labels only: verb, resource, code; never object names or namespaces), with the time spent
  * waiting for the client rate limiter.
  */
-import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RequestInfo } from './rest.ts';
 import type { QueueMetrics } from './workqueue.ts';
 

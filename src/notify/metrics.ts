@@ -2,7 +2,7 @@
  * prom-client counters for the notifier: every notification's final result per channel, and
  * every retry. Labels are low-cardinality: never a channel name, webhook name or Rollout.
  */
-import { Counter, type Registry } from '../kube/prom.ts';
+import { Counter, type Registry } from 'prom-client';
 import type { NotifyMetrics } from './notifier.ts';
 
 export function notifyMetrics(registry: Registry): NotifyMetrics {
