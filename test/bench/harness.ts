@@ -10,6 +10,9 @@ export interface BenchContext {
   readonly binDir: string;
   /** A fresh cluster shared by the benchmarks of this run, started on first use. */
   cluster(): Promise<Cluster>;
+  /** A cluster of this benchmark's own, empty of what earlier ones left (the memory bench's
+   *  idle figure must cache nothing); stopped when the benchmark ends. */
+  ownCluster(): Promise<Cluster>;
   /** Data an earlier benchmark wrote (this run's, or a previous run's), if any. */
   previous(name: string): Promise<unknown>;
   /** Progress, so a long benchmark is not mistaken for a hung one. */

@@ -36,9 +36,11 @@ async function main(only: readonly string[]): Promise<void> {
   const binDir = await resolveBinDir();
   await mkdir(OUT_DIR, { recursive: true });
   let shared: Promise<Cluster> | undefined;
+  let own: Promise<Cluster> | undefined;
   const ctx: BenchContext = {
     binDir,
     cluster: () => (shared ??= startCluster({ binDir, log: (l) => say(`cluster: ${l}`) })),
+    ownCluster: () => (own ??= startCluster({ binDir, log: (l) => say(`own cluster: ${l}`) })),
     previous: async (name) => {
       try {
         return JSON.parse(await readFile(join(OUT_DIR, `${name}.json`), 'utf8')) as unknown;
@@ -55,7 +57,10 @@ async function main(only: readonly string[]): Promise<void> {
       ).default;
       say(`${bench.name}: ${bench.description}`);
       const started = performance.now();
-      const result = await bench.run(ctx);
+      const result = await bench.run(ctx).finally(async () => {
+        if (own) await (await own).stop();
+        own = undefined;
+      });
       const out = join(OUT_DIR, `${bench.name}.json`);
       await writeFile(out, JSON.stringify(result.data, null, 2) + '\n');
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
