@@ -45,7 +45,8 @@ const IN_FLIGHT = 20;
 const QPS = 50;
 const BURST = 100;
 const LATENCY_SAMPLES = 20;
-const IDLE_SECONDS = 10;
+// Past the controller's first quiet period (--reclaim-memory-after 10s), as in the memory bench.
+const IDLE_SECONDS = 15;
 const STEADY_SECONDS = 30;
 const FLOOR_SAMPLES = 100;
 const SAMPLE_EVERY_MS = 250;
