@@ -96,18 +96,18 @@ export class MemoryReclaimer {
 
   async #check(): Promise<void> {
     if (this.#stopped) return;
+    const before = this.#o.rss();
     const decision = decideReclaim({
       now: this.#o.clock.now(),
       lastActivityAt: this.#lastActivityAt,
       idleMs: this.#o.idleMs,
-      rssBytes: this.#o.rss(),
+      rssBytes: before,
       rssAfterLastReclaim: this.#rssAfterLastReclaim,
       minGrowthBytes: this.#o.minGrowthBytes ?? MIN_GROWTH_BYTES,
     });
     if (decision.kind === 'wait') return this.#arm(decision.ms);
     if (decision.kind === 'skip') return;
     this.#running = true;
-    const before = this.#o.rss();
     const started = performance.now();
     try {
       await this.#o.collect();

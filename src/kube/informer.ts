@@ -236,7 +236,7 @@ export class Informer<T extends KubeObject> implements Cache<T> {
   }
 
   #prepare(raw: T): T {
-    return deepFreeze(this.#transform(raw));
+    return cachedForm(raw, this.#transform);
   }
 
   #upsert(key: ObjectKey, obj: T): void {
@@ -325,4 +325,13 @@ export class Informer<T extends KubeObject> implements Cache<T> {
       });
     }
   }
+}
+
+/** What an informer keeps of an object it reads: its transform's result (by default without
+ *  `metadata.managedFields`), frozen so no reader can change the cache. */
+export function cachedForm<T extends KubeObject>(
+  raw: T,
+  transform: (obj: T) => T = stripManagedFields,
+): T {
+  return deepFreeze(transform(raw));
 }

@@ -1,13 +1,14 @@
 // What each informer cache holds per object: real objects read from the benchmark's cluster,
-// put through the controller's own transform, freeze and indexers into a Store `copies` times
+// put through the informer's own cachedForm (transform, freeze) and the controller's indexers into a Store `copies` times
 // (distinct names, as the informer parses each from its own JSON), measured as V8 heap used after
 // a memory-reducing collection before and after. Bench-side, in this process, so the
 // controller's own heap is not disturbed.
 import { getHeapStatistics } from 'node:v8';
 import { v8Reclaim } from '../../src/controller/memory-reclaim.ts';
 import type { KubeObject } from '../../src/kube/objects.ts';
-import { objectKey, stripManagedFields } from '../../src/kube/objects.ts';
-import { deepFreeze, Store, type IndexFunc } from '../../src/kube/store.ts';
+import { cachedForm } from '../../src/kube/informer.ts';
+import { objectKey } from '../../src/kube/objects.ts';
+import { Store, type IndexFunc } from '../../src/kube/store.ts';
 
 export interface CacheSample {
   readonly cache: string;
@@ -38,7 +39,7 @@ export async function cacheFootprints(
     for (let i = 0; i < n; i++) {
       // A distinct string per copy, as each watch event brings its own.
       const parsed = JSON.parse(text.replaceAll(`"${name}"`, `"${name}-${i}"`)) as KubeObject;
-      const obj = deepFreeze((s.transform ?? stripManagedFields)(parsed));
+      const obj = cachedForm(parsed, s.transform);
       store.set(objectKey(obj), obj);
     }
     if (store.size !== n) throw new Error(`${s.cache}: ${store.size} of ${n} cached`);

@@ -11,6 +11,8 @@ export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface Recorded<T> {
   readonly type: EventType;
   readonly object: T;
+  /** When this process received it (Date.now()). */
+  readonly at: number;
 }
 
 interface Named {
@@ -41,7 +43,7 @@ export class WatchHistory<T extends Named> {
     const history = new WatchHistory<T>();
     const handle = await http.watch(collection, (e) => {
       if (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') return;
-      history.events.push({ type: e.type, object: e.object as T });
+      history.events.push({ type: e.type, object: e.object as T, at: Date.now() });
       for (const wake of [...history.#waiters]) wake();
     });
     history.#close = () => handle.close();
