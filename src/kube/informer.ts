@@ -18,7 +18,7 @@ import type { Selectors, WatchEvent } from './kube-api.ts';
 import { listAll, type ListWatchSource } from './listwatch.ts';
 import { errorText, silentLogger, type Logger } from './log.ts';
 import { objectKey, stripManagedFields, type KubeObject, type ObjectKey } from './objects.ts';
-import { deepFreeze, Store, type Cache, type IndexFunc } from './store.ts';
+import { cachedForm, Store, type Cache, type IndexFunc } from './store.ts';
 import { startWatch, type WatchOutcome, type WatchSession } from './watch-session.ts';
 
 export interface EventHandler<T> {
@@ -325,13 +325,4 @@ export class Informer<T extends KubeObject> implements Cache<T> {
       });
     }
   }
-}
-
-/** What an informer keeps of an object it reads: its transform's result (by default without
- *  `metadata.managedFields`), frozen so no reader can change the cache. */
-export function cachedForm<T extends KubeObject>(
-  raw: T,
-  transform: (obj: T) => T = stripManagedFields,
-): T {
-  return deepFreeze(transform(raw));
 }

@@ -3,7 +3,7 @@
  * (client-go's `Indexer`), e.g. ReplicaSets by owning Rollout. Readers get the stored objects
  * themselves, deep-frozen by the informer: a reconciler that tried to edit one in place throws.
  */
-import type { KubeObject, ObjectKey } from './objects.ts';
+import { stripManagedFields, type KubeObject, type ObjectKey } from './objects.ts';
 
 /** The index values of one object (e.g. the key of its owner); empty to leave it out. */
 export type IndexFunc<T> = (obj: T) => readonly string[];
@@ -103,4 +103,13 @@ export function deepFreeze<T>(value: T): T {
   Object.freeze(value);
   for (const v of Object.values(value as object)) deepFreeze(v);
   return value;
+}
+
+/** What an informer keeps of an object it reads: its transform's result (by default without
+ *  `metadata.managedFields`), frozen so no reader can change the cache. */
+export function cachedForm<T extends KubeObject>(
+  raw: T,
+  transform: (obj: T) => T = stripManagedFields,
+): T {
+  return deepFreeze(transform(raw));
 }

@@ -6,9 +6,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { v8Reclaim } from '../../src/controller/memory-reclaim.ts';
 import type { KubeObject } from '../../src/kube/objects.ts';
-import { cachedForm } from '../../src/kube/informer.ts';
 import { objectKey } from '../../src/kube/objects.ts';
-import { Store, type IndexFunc } from '../../src/kube/store.ts';
+import { cachedForm, Store, type IndexFunc } from '../../src/kube/store.ts';
 
 export interface CacheSample {
   readonly cache: string;
