@@ -54,8 +54,10 @@ $(NODE_MODULES): package-lock.json | $(NODE_READY)
 
 deps: $(NODE_MODULES)
 
+# dist/ from tsc, then the controller bundled from it: dist/bundle/controller.mjs (image/bundle.ts).
 build: deps
 	npx tsc -p tsconfig.build.json
+	$(TS) image/bundle.ts --sourcemap
 
 lint: deps
 	npx eslint --max-warnings=0 .
@@ -137,8 +139,8 @@ image: deps $(NODE_HOME)/bin/node
 	$(TS) image/build.ts --node-home=$(NODE_HOME) --out=$(IMAGE_OUT)
 
 RUN_ARGS ?=
-run: deps
-	$(TS) src/controller/main.ts $(RUN_ARGS)
+run: build
+	node dist/bundle/controller.mjs $(RUN_ARGS)
 
 clean:
 	rm -rf dist .stepwise

@@ -3,13 +3,14 @@
  *
  *   node image/build.ts --node-home=DIR [--out=DIR] [--tag=NAME:VERSION]
  *
- * Stages a root file system (Node 24 and the shared libraries it links against, the compiled
- * dist/, the production node_modules, /etc for a non-root user), packs it into layers with GNU
- * tar's reproducible options, and has crane (go-containerregistry) make the image from them on
- * an empty base, through a throwaway registry on loopback (crane's mutate works on a registry).
+ * Stages a root file system (Node 24 and the shared libraries it links against, the controller
+ * bundled with its dependencies and their licences, /etc for a non-root user), packs it into
+ * layers with GNU tar's reproducible options, and has crane (go-containerregistry) make the
+ * image from them on an empty base, through a throwaway registry on loopback (crane's mutate
+ * works on a registry).
  * Writes OUT/stepwise-controller.tar (`docker load`, `podman load`, `ctr images import`), the
  * same image as an OCI layout in OUT/oci/, and OUT/image.json; prints the digest and the size.
- * Same commit and same inputs (Node, the Debian libraries, package-lock.json): same digest.
+ * Same commit and same inputs (Node, the Debian libraries, node_modules): same digest.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -35,10 +36,10 @@ import {
   LAYERS,
   NODE_PATH,
   etcFiles,
-  isPruned,
   parseLdd,
   tarArguments,
 } from './rootfs.ts';
+import { bundleController } from './bundle.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -126,43 +127,28 @@ function revision(): string {
   return dirty ? `${commit}-dirty` : commit;
 }
 
-function stageApp(staging: string): void {
+async function stageApp(staging: string): Promise<void> {
   const app = join(staging, 'app');
+  // At the same path in every build: the bundle's comments name its inputs by their path.
+  const compiled = join(REPO_ROOT, '.stepwise', 'image-compiled');
   mkdirSync(app, { recursive: true });
-  // A fresh compile, so a file deleted from src/ cannot linger from an older `make build`.
+  // A fresh compile, so a file deleted from src/ cannot linger from an older one; only its
+  // bundle goes into the image.
+  rmSync(compiled, { recursive: true, force: true });
   run(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), [
     '-p',
     'tsconfig.build.json',
     '--outDir',
-    join(app, 'dist'),
+    compiled,
     '--sourceMap',
     'false',
   ]);
-  // package.json says "type": "module", which dist/ needs; the lock file pins node_modules.
-  for (const file of ['package.json', 'package-lock.json']) {
-    copyFileSync(join(REPO_ROOT, file), join(app, file));
-  }
-}
-
-function stageDependencies(staging: string): void {
-  const app = join(staging, 'app');
-  // No install scripts: none of the production dependencies has one, and a script could write
-  // something different on each run.
-  run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app });
-  rmSync(join(app, 'package-lock.json'));
-  let pruned = 0;
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (isPruned(entry.name)) {
-        rmSync(path);
-        pruned++;
-      }
-    }
-  };
-  walk(join(app, 'node_modules'));
-  say(`  removed ${pruned} type declarations and source maps from node_modules`);
+  await bundleController({
+    entry: join(compiled, 'controller', 'main.js'),
+    out: join(app, 'dist', 'bundle'),
+    sourcemap: false,
+  });
+  rmSync(compiled, { recursive: true });
 }
 
 /** Copies the file behind `path` (following symlinks) to the same path under `staging`. */
@@ -307,8 +293,9 @@ async function main(): Promise<void> {
   const staging = join(opts.out, 'rootfs');
   rmSync(opts.out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  await step('compile src/ to app/dist', () => stageApp(staging));
-  await step('production node_modules (npm ci --omit=dev)', () => stageDependencies(staging));
+  await step('compile src/ and bundle the controller into app/dist/bundle', () =>
+    stageApp(staging),
+  );
   const runtime = await step('Node and the shared libraries it links against', () =>
     stageRuntime(staging, opts.nodeHome),
   );

@@ -8,28 +8,17 @@ export const IMAGE_UID = 65532;
 
 export const NODE_PATH = '/nodejs/bin/node';
 export const APP_DIR = '/app';
-export const ENTRYPOINT = [NODE_PATH, `${APP_DIR}/dist/controller/main.js`] as const;
+export const ENTRYPOINT = [NODE_PATH, `${APP_DIR}/dist/bundle/controller.mjs`] as const;
 
 /**
- * The layers, bottom first, by the top-level paths each holds. Split by how often they change:
- * Node and its libraries with a Node upgrade, node_modules with package-lock.json, dist/ with
- * every commit, so a registry that has the older image receives only the last layer.
+ * The layers, bottom first, by the top-level paths each holds: Node and its libraries change
+ * with a Node upgrade, the bundled controller (which carries its dependencies) with every
+ * commit, so a registry that has the older image receives only the last layer.
  */
 export const LAYERS = [
   { name: 'runtime', paths: ['etc', 'lib', 'lib64', 'nodejs', 'tmp', 'usr'] },
-  { name: 'dependencies', paths: ['app/node_modules'] },
-  { name: 'app', paths: ['app/dist', 'app/package.json'] },
+  { name: 'app', paths: ['app/dist'] },
 ] as const;
-
-/**
- * Files in node_modules that Node never loads: type declarations and source maps (maps are read
- * only under --enable-source-maps, which the image does not set). They are half of its bytes.
- */
-export const PRUNED_SUFFIXES = ['.d.ts', '.d.mts', '.d.cts', '.map'] as const;
-
-export function isPruned(file: string): boolean {
-  return PRUNED_SUFFIXES.some((s) => file.endsWith(s));
-}
 
 export interface SharedLibrary {
   /** The path the dynamic loader looks for (and the image has), e.g. /lib64/ld-linux-x86-64.so.2 */

@@ -12,6 +12,7 @@ import {
   deployedNodeOptions,
   installCrds,
 } from './controller-support.ts';
+import { ENTRY_PATHS } from '../e2e/support/controller.ts';
 import { formatStats, machine, stats, type Benchmark } from './harness.ts';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);
@@ -190,7 +191,7 @@ const benchmark: Benchmark = {
       const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
       return {
         summary: [
-          `production path: node ${[...nodeFlags, 'dist/controller/main.js', ...CONTROLLER_FLAGS].join(' ')}`,
+          `production path: node ${[...nodeFlags, ENTRY_PATHS.dist, ...CONTROLLER_FLAGS].join(' ')}`,
           formatStats('start drift vs schedule (previous finish + 1 s)', s),
           `target: drift p99 < 100 ms → ${s.p99 < 100 ? 'met' : 'NOT met'} (runs started ${spread > 0 ? 'spread over one interval; BENCH_STAGGER=0 starts them together, the worst case' : 'together (BENCH_STAGGER=0): every second all measure and write at once'})`,
           formatStats('start to start − 1 s (drift + query time)', s2s),

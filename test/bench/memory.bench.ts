@@ -23,6 +23,7 @@ import {
 } from '../../src/controller/caches.ts';
 import type { KubeObject } from '../../src/kube/objects.ts';
 import type { IndexFunc } from '../../src/kube/store.ts';
+import { ENTRY_PATHS, type ControllerEntry } from '../e2e/support/controller.ts';
 import { cacheFootprints } from './cache-footprint.ts';
 import { machine, type Benchmark } from './harness.ts';
 
@@ -43,9 +44,9 @@ const benchmark: Benchmark = {
     const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
       .split(' ')
       .filter((f) => f !== '');
-    // BENCH_ENTRY=source: the TypeScript sources through Node's type stripping (`make run`),
-    // to weigh that path against the compiled one.
-    const entry = process.env['BENCH_ENTRY'] === 'source' ? 'source' : 'dist';
+    // BENCH_ENTRY=modules (tsc's dist/ unbundled) or source (type stripping) weighs those ways
+    // of loading the same code against the production bundle.
+    const entry = benchEntry(process.env['BENCH_ENTRY']);
     const ctl = await controller(['--leader-elect=false'], { entry, nodeFlags });
     // Idle: caches synced, nothing to do, and the controller's quiet period (10 s) behind it.
     await new Promise((r) => setTimeout(r, 15_000));
@@ -140,9 +141,7 @@ const benchmark: Benchmark = {
       `${mb(kb * 1024)} (target < ${limitMb} MB: ${kb / 1024 < limitMb ? 'met' : 'NOT met'}, ${(kb / 1024 / limitMb).toFixed(2)}× of it)`;
     return {
       summary: [
-        entry === 'dist'
-          ? `production path: node ${[...nodeFlags, 'dist/controller/main.js'].join(' ')}`
-          : `NOT the production path: node ${[...nodeFlags, 'src/controller/main.ts'].join(' ')} (type stripping)`,
+        `${entry === 'dist' ? 'production path' : `NOT the production path (BENCH_ENTRY=${entry})`}: node ${[...nodeFlags, ENTRY_PATHS[entry]].join(' ')}`,
         `idle, no Rollouts (${cachedAtIdle} objects cached): RSS ${target(idle.rssKb, 80)}`,
         `${ROLLOUTS_TOTAL} Rollouts (1 replica each) created and Healthy in ${settleSeconds.toFixed(1)} s`,
         `peak RSS while they were created: ${target(steady.hwmKb, 200)} (VmHWM)`,
@@ -187,4 +186,10 @@ async function procStatus(pid: number | undefined): Promise<{ rssKb: number; hwm
   const kb = (name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
   return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+}
+
+function benchEntry(value: string | undefined): ControllerEntry {
+  if (value === undefined || value === '') return 'dist';
+  if (value in ENTRY_PATHS) return value as ControllerEntry;
+  throw new Error(`BENCH_ENTRY=${value}: one of ${Object.keys(ENTRY_PATHS).join(', ')}`);
 }

@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
-import type { ControllerProcess } from '../e2e/support/controller.ts';
+import { ENTRY_PATHS, type ControllerProcess } from '../e2e/support/controller.ts';
 import { measureApiFloor, type ApiFloor } from './api-floor.ts';
 import {
   armRollout,
@@ -168,7 +168,7 @@ const benchmark: Benchmark = {
       const loadSettled = loadavg();
 
       const summary: string[] = [
-        `production path: node ${[...nodeFlags, 'dist/controller/main.js'].join(' ')} --qps ${QPS} --burst ${BURST}; ` +
+        `production path: node ${[...nodeFlags, ENTRY_PATHS.dist].join(' ')} --qps ${QPS} --burst ${BURST}; ` +
           `${TOTAL} Rollouts (1 replica each) in ${namespaces.length} namespaces, 3 kwok nodes`,
         `load average (1/5/15 min; the machine is shared): ${fmtLoad(loadAtStart)} at start, ${fmtLoad(loadSettled)} when settled`,
       ];

@@ -61,16 +61,18 @@ describe('the controller image', () => {
       image = unpackImage(tools.crane, summary.archive, join(work, 'image'));
       assert.deepEqual(image.config.Entrypoint, [
         '/nodejs/bin/node',
-        '/app/dist/controller/main.js',
+        '/app/dist/bundle/controller.mjs',
       ]);
       assert.equal(image.config.User, '65532:65532');
       assert.ok(image.config.Env?.includes('NODE_ENV=production'));
       for (const shell of ['bin/sh', 'bin/bash', 'usr/bin/sh']) {
         assert.ok(!existsSync(join(image.rootfs, shell)), `no ${shell} in the image`);
       }
-      assert.ok(
-        !existsSync(join(image.rootfs, 'app/node_modules/typescript')),
-        'no dev dependencies',
+      // The bundle carries its dependencies, and the licences that come with them.
+      assert.ok(!existsSync(join(image.rootfs, 'app/node_modules')), 'no node_modules');
+      assert.match(
+        readFileSync(join(image.rootfs, 'app/dist/bundle/THIRD_PARTY_LICENSES.txt'), 'utf8'),
+        /^== prom-client@\S+ \(Apache-2\.0\)$/m,
       );
     },
   );

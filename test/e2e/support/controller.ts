@@ -14,14 +14,27 @@ export interface LogLine {
   readonly [field: string]: unknown;
 }
 
+/**
+ * `dist`: the production path, the bundle `make build` writes and the image runs; `modules`: the
+ * same compiled code as separate ES modules (tsc's dist/, unbundled); `source`: the TypeScript
+ * through Node's type stripping. The benchmarks weigh them against each other.
+ */
+export type ControllerEntry = 'dist' | 'modules' | 'source';
+
+export const ENTRY_PATHS: Readonly<Record<ControllerEntry, string>> = {
+  dist: 'dist/bundle/controller.mjs',
+  modules: 'dist/controller/main.js',
+  source: 'src/controller/main.ts',
+};
+
 export interface ControllerOptions {
   /** Extra flags, e.g. `--leader-elect=true`. Leader election is off unless given. */
   readonly args?: readonly string[];
   readonly identity?: string;
   /** Overrides of the environment (KUBECONFIG of a ServiceAccount, POD_NAMESPACE). */
   readonly env?: NodeJS.ProcessEnv;
-  /** `dist`: the compiled JavaScript (`make build`), as the image runs it. Default: the sources. */
-  readonly entry?: 'source' | 'dist';
+  /** How the controller's code is loaded; default: the sources. */
+  readonly entry?: ControllerEntry;
   /** Node/V8 flags before the script (benchmarks compare them). */
   readonly nodeFlags?: readonly string[];
   /** How to start it; default: `node src/controller/main.ts` as a child process. */
@@ -61,9 +74,7 @@ export class ControllerProcess {
           [
             '--disable-warning=ExperimentalWarning',
             ...(opts.nodeFlags ?? []),
-            opts.entry === 'dist'
-              ? join(REPO_ROOT, 'dist', 'controller', 'main.js')
-              : join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+            join(REPO_ROOT, ENTRY_PATHS[opts.entry ?? 'source']),
             ...flags,
           ],
           { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -5,7 +5,6 @@ import {
   IMAGE_UID,
   LAYERS,
   etcFiles,
-  isPruned,
   parseLdd,
   tarArguments,
 } from '../../../image/rootfs.ts';
@@ -52,13 +51,6 @@ describe('image root file system', () => {
     );
     assert.match(etc['etc/group'] ?? '', new RegExp(`^stepwise:x:${IMAGE_UID}:$`, 'm'));
     assert.equal(ENTRYPOINT[0], '/nodejs/bin/node');
-  });
-
-  it('prunes declarations and source maps, never code', () => {
-    for (const f of ['index.d.ts', 'index.d.mts', 'index.d.cts', 'index.js.map'])
-      assert.ok(isPruned(f), f);
-    for (const f of ['index.js', 'index.mjs', 'index.cjs', 'package.json', 'map.js'])
-      assert.ok(!isPruned(f), f);
   });
 
   it('packs each path into exactly one layer', () => {
