@@ -4,23 +4,7 @@
  * queue, event recorder and Lease; everything else gets them as constructor arguments.
  */
 import { writeHeapSnapshot } from 'node:v8';
-import {
-  ANALYSIS_RUN_KIND,
-  CONTROLLER_NAME,
-  INSTANCE_ID_LABEL,
-  LEASE_NAME,
-  POD_TEMPLATE_HASH_LABEL,
-} from '../api/index.ts';
-import { JOB_RUN_LABEL } from '../analysis/providers/index.ts';
-import type {
-  AnalysisRun,
-  AnalysisTemplate,
-  Pod,
-  ReplicaSet,
-  Rollout,
-  RolloutApproval,
-  Service,
-} from '../api/index.ts';
+import { CONTROLLER_NAME, LEASE_NAME } from '../api/index.ts';
 import { systemClock } from '../kube/clock.ts';
 import { kubeApiOver } from '../kube/apply.ts';
 import { httpsTransport } from '../kube/https-transport.ts';
@@ -28,7 +12,6 @@ import { KubeconfigError, loadConnection } from '../kube/kubeconfig.ts';
 import type { HttpTransport } from '../kube/rest.ts';
 import { KubeEventRecorder } from '../kube/events.ts';
 import { Informer } from '../kube/informer.ts';
-import type { EventHandler } from '../kube/informer.ts';
 import { LeaderElector } from '../kube/leader.ts';
 import { kubeLeaseClient } from '../kube/lease.ts';
 import type { Lease } from '../kube/lease.ts';
@@ -37,7 +20,6 @@ import { KubeTransportError } from '../kube/errors.ts';
 import { errorText } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
-import type { ResourceType } from '../kube/resources.ts';
 import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
 import { startInternalServer } from '../server/internal.ts';
@@ -45,24 +27,7 @@ import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { startApprovals } from './approval-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
-import {
-  approvalIndexers,
-  rolloutKeyOfApproval,
-  analysisRunIndexers,
-  podIndexers,
-  replicaSetIndexers,
-  rolloutCache,
-  rolloutIndexers,
-  rolloutKeysForPod,
-  rolloutKeysForService,
-  rolloutKeysForTrafficObject,
-  rolloutKeysForTemplate,
-  templateIndexers,
-  rolloutKeyForRunChange,
-  rolloutOwnerKey,
-  slimPod,
-  slimService,
-} from './caches.ts';
+import { rolloutCache } from './caches.ts';
 import { ConfigError, ExitCode, parseConfig } from './config.ts';
 import { jsonLogger } from './logger.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -71,6 +36,8 @@ import { RolloutReconciler } from './rollout-reconciler.ts';
 import { trafficInformers } from './traffic-wiring.ts';
 import { MemoryReclaimer, v8Reclaim } from './memory-reclaim.ts';
 import { runWorkers } from './worker.ts';
+import { cacheSpecs, controllerInformers } from './informers.ts';
+import { objectKey, wireWakeups } from './wakeups.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -122,116 +89,17 @@ async function main(): Promise<number> {
   const leaseApi = kubeApiOver(transport, { onRequest });
   const ns = config.namespace;
 
-  const hashed = { labelSelector: POD_TEMPLATE_HASH_LABEL };
-  // --instance-id: this controller's Rollouts and runs only (the label), or those of no instance.
-  const mine = {
-    labelSelector:
-      config.instanceId === undefined
-        ? `!${INSTANCE_ID_LABEL}`
-        : `${INSTANCE_ID_LABEL}=${config.instanceId}`,
-  };
   const leaseName =
     config.instanceId === undefined ? LEASE_NAME : `${LEASE_NAME}-${config.instanceId}`;
-  const rollouts = new Informer<Rollout & KubeObject>({
-    name: 'rollouts',
-    source: kubeListWatch(api, Resources.Rollout, ns),
-    indexers: rolloutIndexers,
+  const stores = controllerInformers(cacheSpecs(config.instanceId), {
+    api,
+    namespace: ns,
     clock,
-    logger: log,
+    log,
     onResumed: requeueAll,
-    ...mine,
-  });
-  const replicaSets = new Informer<ReplicaSet & KubeObject>({
-    name: 'replicasets',
-    source: kubeListWatch(api, Resources.ReplicaSet, ns),
-    indexers: replicaSetIndexers,
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-    ...hashed,
-  });
-  const pods = new Informer<Pod & KubeObject>({
-    name: 'pods',
-    source: kubeListWatch(api, Resources.Pod, ns),
-    indexers: podIndexers,
-    transform: slimPod,
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-    ...hashed,
-  });
-  const services = new Informer<Service & KubeObject>({
-    name: 'services',
-    source: kubeListWatch(api, Resources.Service, ns),
-    transform: slimService,
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-  });
-  const analysisRuns = new Informer<AnalysisRun & KubeObject>({
-    name: 'analysisruns',
-    source: kubeListWatch(api, Resources.AnalysisRun, ns),
-    indexers: analysisRunIndexers,
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-    ...mine,
-  });
-  const templateInformer = (name: string, resource: ResourceType, scope?: string) =>
-    new Informer<AnalysisTemplate & KubeObject>({
-      name,
-      source: kubeListWatch(api, resource, scope),
-      indexers: templateIndexers,
-      clock,
-      logger: log,
-      onResumed: requeueAll,
-    });
-  const analysisTemplates = templateInformer('analysistemplates', Resources.AnalysisTemplate, ns);
-  // Cluster-scoped: watched cluster-wide even when the controller is limited to one namespace.
-  const clusterAnalysisTemplates = templateInformer(
-    'clusteranalysistemplates',
-    Resources.ClusterAnalysisTemplate,
-  );
-  const approvals = new Informer<RolloutApproval & KubeObject>({
-    name: 'rolloutapprovals',
-    source: kubeListWatch(api, Resources.RolloutApproval, ns),
-    indexers: approvalIndexers,
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-  });
-  // Jobs of the job metric provider: a change wakes the run that owns the Job.
-  const jobs = new Informer<KubeObject>({
-    name: 'analysis-jobs',
-    source: kubeListWatch(api, Resources.Job, ns),
-    clock,
-    logger: log,
-    onResumed: requeueAll,
-    labelSelector: JOB_RUN_LABEL,
   });
   const traffic = await trafficInformers({ api, namespace: ns, clock, log, onResumed: requeueAll });
-  const informers = [
-    ...traffic.informers,
-    jobs,
-    rollouts,
-    replicaSets,
-    pods,
-    services,
-    analysisRuns,
-    analysisTemplates,
-    clusterAnalysisTemplates,
-    approvals,
-  ];
-  const stores = {
-    rollouts,
-    replicaSets,
-    pods,
-    services,
-    analysisRuns,
-    analysisTemplates,
-    clusterAnalysisTemplates,
-    approvals,
-  };
+  const informers = [...traffic.informers, ...Object.values(stores)];
 
   const queue = new RateLimitingQueue<Key>({ clock, metrics: metrics.queue('rollout') });
   // AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
@@ -247,7 +115,6 @@ async function main(): Promise<number> {
           onReclaimed: (seconds) => metrics.memoryReclaim.observe(seconds),
         })
       : undefined;
-  const keyOf = (r: Rollout): Key => `${r.metadata.namespace}/${r.metadata.name}`;
   // After an API outage, Rollouts whose passes failed wait out their backoff (up to 10 s); the
   // informers reaching the server again send them all back through at once (adds collapse).
   function requeueAll(): void {
@@ -259,49 +126,7 @@ async function main(): Promise<number> {
     reclaimer?.noteActivity();
     for (const k of keys) if (k !== undefined) queue.add(k);
   };
-  const onChange = <T>(keys: (obj: T) => readonly (Key | undefined)[]): EventHandler<T> => ({
-    onAdd: (o) => enqueue(keys(o)),
-    onUpdate: (old, o) => enqueue([...keys(old), ...keys(o)]),
-    onDelete: (o) => enqueue(keys(o)),
-  });
-  rollouts.addEventHandler(onChange((r: Rollout) => [keyOf(r)]));
-  replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
-  pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
-  services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
-  traffic.onChange((objectKey) => enqueue(rolloutKeysForTrafficObject(stores, objectKey)));
-  analysisTemplates.addEventHandler(
-    onChange((t: AnalysisTemplate) => rolloutKeysForTemplate(stores, t, false)),
-  );
-  clusterAnalysisTemplates.addEventHandler(
-    onChange((t: AnalysisTemplate) => rolloutKeysForTemplate(stores, t, true)),
-  );
-  // A run's owner Rollout looks again when the run appears, goes, or changes phase.
-  analysisRuns.addEventHandler({
-    onAdd: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
-    onUpdate: (old, r) => enqueue([rolloutKeyForRunChange(old, r)]),
-    onDelete: (r) => enqueue([rolloutKeyForRunChange(undefined, r)]),
-  });
-  // A person's decision wakes the Rollout it names (our own answer on its status does not).
-  approvals.addEventHandler({
-    onAdd: (a) => enqueue([rolloutKeyOfApproval(a)]),
-    onUpdate: () => undefined,
-    onDelete: () => undefined,
-  });
-  const runKey = (r: AnalysisRun): Key => `${r.metadata.namespace}/${r.metadata.name}`;
-  const ownerRun = (job: KubeObject): void => {
-    const owner = job.metadata?.ownerReferences?.find((o) => o.kind === ANALYSIS_RUN_KIND);
-    if (owner !== undefined) runQueue.add(`${job.metadata?.namespace}/${owner.name}`);
-  };
-  jobs.addEventHandler({ onAdd: ownerRun, onUpdate: (_old, j) => ownerRun(j), onDelete: ownerRun });
-  // A run's own status writes (ours) need no pass: its next one is already scheduled. A spec
-  // change (terminate) or a deletion does.
-  analysisRuns.addEventHandler({
-    onAdd: (r) => runQueue.add(runKey(r)),
-    onUpdate: (old, r) => {
-      if (old.metadata.generation !== r.metadata.generation) runQueue.add(runKey(r));
-    },
-    onDelete: (r) => runQueue.add(runKey(r)),
-  });
+  wireWakeups(stores, traffic, { rollouts: enqueue, run: (key) => runQueue.add(key) });
 
   const recorder = new KubeEventRecorder({
     api,
@@ -337,7 +162,7 @@ async function main(): Promise<number> {
       metrics.setRolloutPhase(
         r.metadata.namespace ?? '',
         r.metadata.name ?? '',
-        stores.rollouts.get(keyOf(r))?.status?.phase,
+        stores.rollouts.get(objectKey(r))?.status?.phase,
       ),
     onDeleted: (key) => {
       const [namespace = '', name = ''] = key.split('/');

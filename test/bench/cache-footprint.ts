@@ -4,6 +4,7 @@
 // a memory-reducing collection before and after. Bench-side, in this process, so the
 // controller's own heap is not disturbed.
 import { getHeapStatistics } from 'node:v8';
+import type { CacheSpec } from '../../src/controller/informers.ts';
 import { v8Reclaim } from '../../src/controller/memory-reclaim.ts';
 import type { KubeObject } from '../../src/kube/objects.ts';
 import { objectKey } from '../../src/kube/objects.ts';
@@ -14,6 +15,22 @@ export interface CacheSample {
   readonly raw: KubeObject;
   readonly transform?: (o: KubeObject) => KubeObject;
   readonly indexers?: Readonly<Record<string, IndexFunc<KubeObject>>>;
+}
+
+/** A sample kept as the controller's informer for `spec` keeps it (src/controller/informers.ts). */
+export function cacheSample<T extends KubeObject>(
+  spec: CacheSpec<T>,
+  raw: KubeObject,
+): CacheSample {
+  // The informer's types are per kind; the measurement only moves objects through them.
+  type Untyped = Pick<CacheSample, 'transform' | 'indexers'>;
+  const { transform, indexers } = spec as unknown as Untyped;
+  return {
+    cache: spec.name,
+    raw,
+    ...(transform ? { transform } : {}),
+    ...(indexers ? { indexers } : {}),
+  };
 }
 
 export interface CacheFootprint {

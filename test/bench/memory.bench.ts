@@ -15,16 +15,10 @@ import {
   rollout,
   ROLLOUTS,
 } from './controller-support.ts';
-import {
-  podIndexers,
-  replicaSetIndexers,
-  rolloutIndexers,
-  slimPod,
-} from '../../src/controller/caches.ts';
+import { cacheSpecs } from '../../src/controller/informers.ts';
 import type { KubeObject } from '../../src/kube/objects.ts';
-import type { IndexFunc } from '../../src/kube/store.ts';
 import { ENTRY_PATHS, type ControllerEntry } from '../e2e/support/controller.ts';
-import { cacheFootprints } from './cache-footprint.ts';
+import { cacheFootprints, cacheSample } from './cache-footprint.ts';
 import { machine, type Benchmark } from './harness.ts';
 
 const ROLLOUTS_TOTAL = 1000;
@@ -117,23 +111,12 @@ const benchmark: Benchmark = {
       return item;
     };
     const ns0 = namespaces[0] ?? '';
+    // Through the controller's own informer table: the same transforms and indexes.
+    const specs = cacheSpecs(undefined);
     const footprints = await cacheFootprints([
-      {
-        cache: 'rollouts',
-        raw: await sampleOf(`${ROLLOUTS}/namespaces/${ns0}/rollouts`),
-        indexers: rolloutIndexers as Record<string, IndexFunc<KubeObject>>,
-      },
-      {
-        cache: 'replicasets',
-        raw: await sampleOf(`/apis/apps/v1/namespaces/${ns0}/replicasets`),
-        indexers: replicaSetIndexers as Record<string, IndexFunc<KubeObject>>,
-      },
-      {
-        cache: 'pods',
-        raw: await sampleOf(`/api/v1/namespaces/${ns0}/pods`),
-        transform: slimPod as (o: KubeObject) => KubeObject,
-        indexers: podIndexers as Record<string, IndexFunc<KubeObject>>,
-      },
+      cacheSample(specs.rollouts, await sampleOf(`${ROLLOUTS}/namespaces/${ns0}/rollouts`)),
+      cacheSample(specs.replicaSets, await sampleOf(`/apis/apps/v1/namespaces/${ns0}/replicasets`)),
+      cacheSample(specs.pods, await sampleOf(`/api/v1/namespaces/${ns0}/pods`)),
     ]);
     http.close();
     const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MB`;
