@@ -45,6 +45,7 @@ const benchmark: Benchmark = {
     // Idle: caches synced, nothing to do, and the controller's quiet period (10 s) behind it.
     await new Promise((r) => setTimeout(r, 15_000));
     const idle = await procStatus(ctl.pid);
+    const idleHeap = v8Figures(await ctl.metrics());
     const synced = ctl.logs.find((l) => l.msg === 'caches synced') ?? {};
     const cachedAtIdle = Object.entries(synced)
       .filter(([, v]) => typeof v === 'number')
@@ -92,7 +93,8 @@ const benchmark: Benchmark = {
     await new Promise((r) => setTimeout(r, 30_000));
     const metrics = await ctl.metrics();
     const rssMetric = Number(/^process_resident_memory_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
-    const heapMetric = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
+    const steadyHeap = v8Figures(metrics);
+    const heapMetric = steadyHeap.used;
     const reclaims = /^stepwise_memory_reclaim_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? '0';
     const reclaimSeconds = /^stepwise_memory_reclaim_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? '0';
     const steady = await procStatus(ctl.pid);
@@ -126,9 +128,11 @@ const benchmark: Benchmark = {
       summary: [
         `${entry === 'dist' ? 'production path' : `NOT the production path (BENCH_ENTRY=${entry})`}: node ${[...nodeFlags, ENTRY_PATHS[entry]].join(' ')}`,
         `idle, no Rollouts (${cachedAtIdle} objects cached): RSS ${target(idle.rssKb, 80)}`,
+        `  V8 heap used ${mb(idleHeap.used)} of ${mb(idleHeap.total)}, external ${mb(idleHeap.external)}`,
         `${ROLLOUTS_TOTAL} Rollouts (1 replica each) created and Healthy in ${settleSeconds.toFixed(1)} s`,
         `peak RSS while they were created: ${target(steady.hwmKb, 200)} (VmHWM)`,
-        `steady state: RSS ${target(vmRssKb, 150)}, heap used ${mb(heapMetric)} (process_resident_memory_bytes ${mb(rssMetric)})`,
+        `steady state: RSS ${target(vmRssKb, 150)} (process_resident_memory_bytes ${mb(rssMetric)})`,
+        `  V8 heap used ${mb(steadyHeap.used)} of ${mb(steadyHeap.total)}, external ${mb(steadyHeap.external)}`,
         `idle-time memory reclaims: ${reclaims}, ${(Number(reclaimSeconds) * 1000).toFixed(0)} ms in all`,
         ...footprints.map(
           (f) =>
@@ -175,4 +179,15 @@ function benchEntry(value: string | undefined): ControllerEntry {
   if (value === undefined || value === '') return 'dist';
   if (value in ENTRY_PATHS) return value as ControllerEntry;
   throw new Error(`BENCH_ENTRY=${value}: one of ${Object.keys(ENTRY_PATHS).join(', ')}`);
+}
+
+/** process.memoryUsage() as the controller's /metrics reports it (prom-client's default metrics). */
+function v8Figures(metrics: string): { used: number; total: number; external: number } {
+  const read = (name: string): number =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  return {
+    used: read('nodejs_heap_size_used_bytes'),
+    total: read('nodejs_heap_size_total_bytes'),
+    external: read('nodejs_external_memory_bytes'),
+  };
 }
