@@ -268,7 +268,7 @@ const benchmark: Benchmark = {
           `(created in ${((createdAt - bulkStart) / 1000).toFixed(1)} s): ${((TOTAL - BASELINE) / bulkSeconds).toFixed(1)} Rollouts/s`,
         ...rateLines,
         cpuLine,
-        `RSS idle, no Rollouts: ${mb(idle.rssKb * 1024)} ` +
+        `RSS idle, no Rollouts: ${mb(idle.rssKb * 1024)}; ` +
           `peak while they were created ${mb(steady.hwmKb * 1024)} (VmHWM)`,
         `RSS steady, ${STEADY_SECONDS} s after all Healthy: ${mb(steady.rssKb * 1024)} ` +
           `(target < ${RSS_TARGET_MB} MB: ${steady.rssKb / 1024 < RSS_TARGET_MB ? 'met' : 'NOT met'}, ${(steady.rssKb / 1024 / RSS_TARGET_MB).toFixed(2)}× of it); ` +
