@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
-import type { Rollout } from '../../src/api/index.ts';
+import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import type { Cluster } from '../cluster/cluster.ts';
@@ -282,4 +282,53 @@ export async function deployedNodeOptions(): Promise<string> {
   if (options === undefined)
     throw new Error(`${file}: the controller container sets no NODE_OPTIONS`);
   return options;
+}
+
+/**
+ * Template change → the canary ReplicaSet's ADDED event, `changes` times on one Rollout (images
+ * app:firstImage, app:firstImage+1, ...), each on a quiet controller: one change on a settled
+ * cluster. Back to back, the dozen or more requests of each change (ReplicaSets, status,
+ * Events) drain the --burst bucket within ~14 changes, and from then on the figure is the rate
+ * limiter's (~40 ms a write at --qps 50), not the controller's.
+ */
+export async function canaryLatencies(
+  http: KubeHttp,
+  ctl: ControllerProcess,
+  target: { readonly ns: string; readonly name: string },
+  changes: number,
+  firstImage: number,
+): Promise<number[]> {
+  const { ns, name } = target;
+  const seen = new Map<string, number>();
+  const rsWatch = await watchCollection<ReplicaSet>(
+    http,
+    `/apis/apps/v1/namespaces/${ns}/replicasets`,
+    (type, rs, at) => {
+      if (type === 'ADDED') seen.set(rs.metadata?.name ?? '', at);
+    },
+  );
+  try {
+    const samples: number[] = [];
+    for (let i = 0; i < changes; i++) {
+      const image = `app:${firstImage + i}`;
+      await quiet(ctl);
+      const settled = await armRollout(
+        http,
+        ns,
+        name,
+        (r) =>
+          healthyAndPromoted(r) &&
+          r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}`,
+      );
+      const t0 = nowMs();
+      await setImage(http, ns, name, image);
+      const { rollout: done } = await settled.done;
+      const at = seen.get(`${name}-${done.status?.currentPodHash}`);
+      if (at === undefined) throw new Error('the canary ReplicaSet was never seen');
+      samples.push(at - t0);
+    }
+    return samples;
+  } finally {
+    rsWatch.close();
+  }
 }

@@ -6,6 +6,7 @@ import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import {
   armRollout,
+  canaryLatencies,
   clientFor,
   controller,
   createNamespace,
@@ -108,36 +109,7 @@ async function canaryCreation(http: KubeHttp): Promise<number[]> {
   try {
     await http.json('POST', `${ROLLOUTS}/namespaces/${ns}/rollouts`, rollout('lat'));
     await waitRollout(http, ns, 'lat', healthyAndPromoted);
-    const seen = new Map<string, number>();
-    const rsWatch = await watchCollection<ReplicaSet>(
-      http,
-      `/apis/apps/v1/namespaces/${ns}/replicasets`,
-      (type, rs, at) => {
-        if (type === 'ADDED') seen.set(rs.metadata?.name ?? '', at);
-      },
-    );
-    const samples: number[] = [];
-    for (let i = 0; i < CANARY_CHANGES; i++) {
-      // One change on a quiet controller: back to back, the dozen or more requests of each
-      // change drain the --burst bucket and the figure becomes the rate limiter's.
-      await quiet(ctl);
-      const settled = await armRollout(
-        http,
-        ns,
-        'lat',
-        (r) =>
-          healthyAndPromoted(r) &&
-          r.spec.template.spec?.containers[0]?.image === `registry.invalid/app:${i + 2}`,
-      );
-      const t0 = nowMs();
-      await setImage(http, ns, 'lat', `app:${i + 2}`);
-      const { rollout: done } = await settled.done;
-      const at = seen.get(`lat-${done.status?.currentPodHash}`);
-      if (at === undefined) throw new Error('the canary ReplicaSet was never seen');
-      samples.push(at - t0);
-    }
-    rsWatch.close();
-    return samples;
+    return await canaryLatencies(http, ctl, { ns, name: 'lat' }, CANARY_CHANGES, 2);
   } finally {
     await ctl.stop();
   }

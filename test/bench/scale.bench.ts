@@ -9,13 +9,13 @@
 // BENCH_SCALE_ROLLOUTS=500.
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
+import type { Rollout } from '../../src/api/index.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import { ENTRY_PATHS, type ControllerProcess } from '../e2e/support/controller.ts';
 import { measureApiFloor, type ApiFloor } from './api-floor.ts';
 import {
-  armRollout,
+  canaryLatencies,
   clientFor,
   controller,
   createNamespace,
@@ -29,7 +29,6 @@ import {
   requestCounts,
   rollout,
   ROLLOUTS,
-  setImage,
   sumBy,
   watchCollection,
   WRITE_VERBS,
@@ -122,7 +121,7 @@ const benchmark: Benchmark = {
       await create(BASELINE);
       await tracker.healthy(BASELINE, 5 * 60_000);
       await quiet(ctl);
-      const small = await canaryLatency(http, ctl, probe.ns, probe.name, 2);
+      const small = await canaryLatencies(http, ctl, probe, LATENCY_SAMPLES, 2);
       const floorSmall = await measureApiFloor(cluster, FLOOR_SAMPLES);
 
       ctx.log(`creating the other ${TOTAL - BASELINE} Rollouts; progress every 10 s`);
@@ -235,7 +234,7 @@ const benchmark: Benchmark = {
       const floorLarge = await measureApiFloor(cluster, FLOOR_SAMPLES);
       await quiet(ctl);
       const beforeSampling = processSide(await ctl.metrics());
-      const large = await canaryLatency(http, ctl, probe.ns, probe.name, 2 + LATENCY_SAMPLES);
+      const large = await canaryLatencies(http, ctl, probe, LATENCY_SAMPLES, 2 + LATENCY_SAMPLES);
       const during = diffProcessSide(beforeSampling, processSide(await ctl.metrics()));
       const loadEnd = loadavg();
 
@@ -303,53 +302,6 @@ const benchmark: Benchmark = {
   },
 };
 export default benchmark;
-
-/**
- * Template change → the canary ReplicaSet's ADDED event, LATENCY_SAMPLES times on one Rollout,
- * each on a quiet controller (one change on a settled cluster, the figure the issue asks for).
- * Back to back, a change every ~0.3 s makes ~14 requests each (ReplicaSets, status, Events): past
- * the burst, the bucket holds the next canary ReplicaSet ~40 ms, and that is --qps measured.
- */
-async function canaryLatency(
-  http: KubeHttp,
-  ctl: ControllerProcess,
-  ns: string,
-  name: string,
-  firstImage: number,
-): Promise<number[]> {
-  const seen = new Map<string, number>();
-  const rsWatch = await watchCollection<ReplicaSet>(
-    http,
-    `/apis/apps/v1/namespaces/${ns}/replicasets`,
-    (type, rs, at) => {
-      if (type === 'ADDED') seen.set(rs.metadata?.name ?? '', at);
-    },
-  );
-  try {
-    const samples: number[] = [];
-    for (let i = 0; i < LATENCY_SAMPLES; i++) {
-      const image = `app:${firstImage + i}`;
-      await quiet(ctl);
-      const settled = await armRollout(
-        http,
-        ns,
-        name,
-        (r) =>
-          healthyAndPromoted(r) &&
-          r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}`,
-      );
-      const t0 = nowMs();
-      await setImage(http, ns, name, image);
-      const { rollout: done } = await settled.done;
-      const at = seen.get(`${name}-${done.status?.currentPodHash}`);
-      if (at === undefined) throw new Error('the canary ReplicaSet was never seen');
-      samples.push(at - t0);
-    }
-    return samples;
-  } finally {
-    rsWatch.close();
-  }
-}
 
 /**
  * Every Rollout in the cluster from one watch (a LIST of 10,000 every few seconds would be load of
