@@ -310,16 +310,23 @@ describe('b. Gateway API HTTPRoute (gateway.networking.k8s.io/v1) weights', () =
     assert.equal(rule?.filters, undefined, 'Git’s header filter is gone');
   });
 
-  it('an apply is a no-op (same resourceVersion) when nothing changes, but one carrying an empty metadata.annotations map writes every time: the empty map is never stored', async () => {
+  // Measured on this API server: ~96 % of repeated applies carrying `annotations: {}` write a
+  // new resourceVersion, ~4 % do not. Five in a row all being no-ops would be one in 10^7.
+  it('an apply is a no-op (same resourceVersion) when nothing changes, but one carrying an empty metadata.annotations map is not: the empty map is never stored, and repeating it writes again', async () => {
     const path = paths.httpRoute('route-b8');
     const first = await applied(path, gitRoute('route-b8'), ARGO, true);
     const repeat = await applied(path, gitRoute('route-b8'), ARGO, true);
     assert.equal(repeat.metadata.resourceVersion, first.metadata.resourceVersion);
     const empty = await applied(path, gitRoute('route-b8', 100, 0, {}), ARGO, true);
     assert.equal(empty.metadata.annotations, undefined);
-    const emptyAgain = await applied(path, gitRoute('route-b8', 100, 0, {}), ARGO, true);
-    assert.notEqual(emptyAgain.metadata.resourceVersion, empty.metadata.resourceVersion);
-    assert.equal(emptyAgain.metadata.generation, first.metadata.generation);
+    const versions = new Set([empty.metadata.resourceVersion]);
+    for (let i = 0; i < 5; i++) {
+      const again = await applied(path, gitRoute('route-b8', 100, 0, {}), ARGO, true);
+      assert.equal(again.metadata.annotations, undefined);
+      assert.equal(again.metadata.generation, first.metadata.generation);
+      versions.add(again.metadata.resourceVersion);
+    }
+    assert.ok(versions.size > 1, 'five repeats of the empty map, and not one write');
   });
 
   it('defaults count as changes inside an atomic list: re-applying Git’s very rules without the defaulted group/kind conflicts with argocd-controller on .spec.rules; with them spelled out the apply is equal and ownership is shared', async () => {
