@@ -52,6 +52,14 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** `--help`: not an error; the usage goes to stdout and the process exits 0. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
+  constructor() {
+    super(USAGE);
+  }
+}
+
 const USAGE = `stepwise-controller [flags]
   --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
   --workers N                concurrent reconciles (default 10)
@@ -105,7 +113,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       help: { type: 'boolean' },
     },
   });
-  if (values.help === true) throw new ConfigError(USAGE);
+  if (values.help === true) throw new HelpRequested();
   const [metricsHost, metricsPort] = hostPort(
     values['metrics-bind-address'] ?? '127.0.0.1:8090',
     '--metrics-bind-address',

@@ -28,7 +28,7 @@ import { startApprovals } from './approval-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
 import { rolloutCache } from './caches.ts';
-import { ConfigError, ExitCode, parseConfig } from './config.ts';
+import { ConfigError, ExitCode, HelpRequested, parseConfig } from './config.ts';
 import { jsonLogger } from './logger.ts';
 import { ControllerMetrics } from './metrics.ts';
 import type { Key } from './reconciler.ts';
@@ -62,6 +62,10 @@ async function main(): Promise<number> {
   try {
     config = parseConfig(process.argv.slice(2), process.env);
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      process.stdout.write(`${err.message}\n`);
+      return ExitCode.ok;
+    }
     if (!(err instanceof ConfigError) && !(err instanceof TypeError)) throw err;
     process.stderr.write(`${err.message}\n`);
     return ExitCode.badFlags;

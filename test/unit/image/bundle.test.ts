@@ -70,8 +70,16 @@ describe('the controller bundle (dist/bundle/controller.mjs)', () => {
   it('runs: every module loaded at start-up evaluates (CommonJS ones through the require shim)', () => {
     // main() runs only once every static import has evaluated; its usage text is the proof.
     const help = spawnSync(process.execPath, [entry, '--help'], { encoding: 'utf8' });
-    assert.match(help.stderr, /^stepwise-controller \[flags\]\n/, help.stderr);
-    assert.doesNotMatch(help.stderr, /Error/);
+    assert.match(help.stdout, /^stepwise-controller \[flags\]\n/, help.stderr);
+    assert.equal(help.stderr, '');
+    assert.equal(help.status, 0, 'asking for help is not a failure');
+  });
+
+  it('refuses bad flags with exit code 2 and says which flag, on stderr', () => {
+    const bad = spawnSync(process.execPath, [entry, '--workers=0'], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--workers must be a positive integer/);
+    assert.equal(bad.stdout, '');
   });
 
   it('its lazy chunks evaluate too (axios, client-node)', () => {
