@@ -18,7 +18,7 @@ import type { Lease } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
 import { KubeTransportError } from '../kube/errors.ts';
 import { errorText } from '../kube/log.ts';
-import type { KubeObject } from '../kube/objects.ts';
+import { namespacedKey, type KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
 import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
@@ -37,7 +37,7 @@ import { trafficInformers } from './traffic-wiring.ts';
 import { MemoryReclaimer, v8Reclaim } from './memory-reclaim.ts';
 import { runWorkers } from './worker.ts';
 import { cacheSpecs, controllerInformers } from './informers.ts';
-import { objectKey, wireWakeups } from './wakeups.ts';
+import { wireWakeups } from './wakeups.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -166,7 +166,7 @@ async function main(): Promise<number> {
       metrics.setRolloutPhase(
         r.metadata.namespace ?? '',
         r.metadata.name ?? '',
-        stores.rollouts.get(objectKey(r))?.status?.phase,
+        stores.rollouts.get(namespacedKey(r))?.status?.phase,
       ),
     onDeleted: (key) => {
       const [namespace = '', name = ''] = key.split('/');

@@ -3,7 +3,9 @@
  * Errors back off per key; a TerminalError is not retried (the next change to the object will
  * bring it back).
  */
-export type Key = `${string}/${string}`;
+import type { NamespacedKey } from '../kube/objects.ts';
+
+export type Key = NamespacedKey;
 
 export interface Result {
   /** Absent: wait for the next event. */

@@ -13,7 +13,7 @@ import type {
   Service,
 } from '../api/index.ts';
 import type { EventHandler } from '../kube/informer.ts';
-import type { KubeObject } from '../kube/objects.ts';
+import { namespacedKey, type KubeObject } from '../kube/objects.ts';
 import {
   rolloutKeyForRunChange,
   rolloutKeyOfApproval,
@@ -34,10 +34,6 @@ export interface Wake {
   run(key: Key): void;
 }
 
-export const objectKey = (o: {
-  readonly metadata: { readonly namespace?: string; readonly name?: string };
-}): Key => `${o.metadata.namespace}/${o.metadata.name}`;
-
 export function wireWakeups(
   stores: ControllerInformers,
   traffic: TrafficInformers,
@@ -48,7 +44,7 @@ export function wireWakeups(
     onUpdate: (old, o) => wake.rollouts([...keys(old), ...keys(o)]),
     onDelete: (o) => wake.rollouts(keys(o)),
   });
-  stores.rollouts.addEventHandler(onChange((r: Rollout) => [objectKey(r)]));
+  stores.rollouts.addEventHandler(onChange((r: Rollout) => [namespacedKey(r)]));
   stores.replicaSets.addEventHandler(onChange((rs: ReplicaSet) => [rolloutOwnerKey(rs)]));
   stores.pods.addEventHandler(onChange((p: Pod) => rolloutKeysForPod(stores, p)));
   stores.services.addEventHandler(onChange((s: Service) => rolloutKeysForService(stores, s)));
@@ -84,10 +80,10 @@ export function wireWakeups(
   // A run's own status writes (ours) need no pass: its next one is already scheduled. A spec
   // change (terminate) or a deletion does.
   stores.analysisRuns.addEventHandler({
-    onAdd: (r: AnalysisRun) => wake.run(objectKey(r)),
+    onAdd: (r: AnalysisRun) => wake.run(namespacedKey(r)),
     onUpdate: (old, r) => {
-      if (old.metadata.generation !== r.metadata.generation) wake.run(objectKey(r));
+      if (old.metadata.generation !== r.metadata.generation) wake.run(namespacedKey(r));
     },
-    onDelete: (r) => wake.run(objectKey(r)),
+    onDelete: (r) => wake.run(namespacedKey(r)),
   });
 }

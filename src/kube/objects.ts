@@ -40,6 +40,11 @@ export function objectKey(obj: KubeObject): ObjectKey {
   return m?.namespace ? `${m.namespace}/${name}` : name;
 }
 
+/** The key of an object of a namespaced kind (a Rollout, an AnalysisRun), typed as such. */
+export function namespacedKey(obj: KubeObject): NamespacedKey {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
 /** Splits a key from `objectKey` back into namespace (undefined if cluster-scoped) and name. */
 export function splitKey(key: ObjectKey): { namespace: string | undefined; name: string } {
   const i = key.indexOf('/');

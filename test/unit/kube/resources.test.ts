@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { microTime, sleep } from '../../../src/kube/clock.ts';
-import { objectKey, splitKey, stripManagedFields } from '../../../src/kube/objects.ts';
+import {
+  namespacedKey,
+  objectKey,
+  splitKey,
+  stripManagedFields,
+} from '../../../src/kube/objects.ts';
 import {
   apiVersionOf,
   collectionPath,
@@ -65,6 +70,9 @@ test('object keys', () => {
   assert.equal(objectKey({ metadata: { name: 'cluster-thing' } }), 'cluster-thing');
   assert.deepEqual(splitKey('shop/web'), { namespace: 'shop', name: 'web' });
   assert.deepEqual(splitKey('t'), { namespace: undefined, name: 't' });
+  const rollout = { metadata: { namespace: 'shop', name: 'web' } };
+  assert.equal(namespacedKey(rollout), objectKey(rollout), 'the same key the informer stores by');
+  assert.deepEqual(splitKey(namespacedKey(rollout)), { namespace: 'shop', name: 'web' });
 });
 
 test('stripManagedFields copies without touching the input', () => {
