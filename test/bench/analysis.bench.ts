@@ -8,9 +8,10 @@ import { startPrometheus } from '../prometheus/server.ts';
 import {
   clientFor,
   controller,
+  commandLine,
   createNamespace,
-  deployedNodeOptions,
   installCrds,
+  productionRuntime,
 } from './controller-support.ts';
 import { ENTRY_PATHS } from '../e2e/support/controller.ts';
 import { formatStats, machine, stats, type Benchmark } from './harness.ts';
@@ -71,14 +72,12 @@ const benchmark: Benchmark = {
     process.env['STEPWISE_PROMETHEUS_ADDRESS'] = prometheus.url;
     // As it runs in production: compiled, with the Deployment's Node/V8 flags (BENCH_NODE_FLAGS
     // compares others).
-    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
-      .split(' ')
-      .filter((f) => f !== '');
+    const runtime = await productionRuntime();
     const ctl = await controller(
       ['--leader-elect=false', `--namespace=${NS}`, ...CONTROLLER_FLAGS],
       {
         entry: 'dist',
-        nodeFlags,
+        ...runtime,
       },
     );
     try {
@@ -191,7 +190,7 @@ const benchmark: Benchmark = {
       const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
       return {
         summary: [
-          `production path: node ${[...nodeFlags, ENTRY_PATHS.dist, ...CONTROLLER_FLAGS].join(' ')}`,
+          `production path: ${commandLine(runtime, ENTRY_PATHS.dist, CONTROLLER_FLAGS)}`,
           formatStats('start drift vs schedule (previous finish + 1 s)', s),
           `target: drift p99 < 100 ms → ${s.p99 < 100 ? 'met' : 'NOT met'} (runs started ${spread > 0 ? 'spread over one interval; BENCH_STAGGER=0 starts them together, the worst case' : 'together (BENCH_STAGGER=0): every second all measure and write at once'})`,
           formatStats('start to start − 1 s (drift + query time)', s2s),

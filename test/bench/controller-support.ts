@@ -21,7 +21,7 @@ export function clientFor(cluster: Cluster): KubeHttp {
 
 export async function controller(
   args: string[],
-  opts: Pick<ControllerOptions, 'entry' | 'nodeFlags'> = {},
+  opts: Pick<ControllerOptions, 'entry' | 'nodeFlags' | 'env'> = {},
 ): Promise<ControllerProcess> {
   return new ControllerProcess({ args, ...opts }).ready();
 }
@@ -270,18 +270,50 @@ export async function installCrds(http: KubeHttp): Promise<void> {
   }
 }
 
-/** NODE_OPTIONS of the controller container in the Kustomize base (the chart's default equals it). */
-export async function deployedNodeOptions(): Promise<string> {
+/** How the controller runs in production: node flags and environment. */
+export interface ProductionRuntime {
+  readonly nodeFlags: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The controller container of the Kustomize base's Deployment (the chart's defaults equal it):
+ * NODE_OPTIONS as node flags, its other literal env values (MALLOC_ARENA_MAX) as environment.
+ * `BENCH_NODE_FLAGS` replaces the flags ("" for none) and `BENCH_<NAME>` a variable's value
+ * ("" to leave it unset), to compare others.
+ */
+export async function productionRuntime(
+  overrides: NodeJS.ProcessEnv = process.env,
+): Promise<ProductionRuntime> {
   const file = join(REPO_ROOT, 'deploy', 'controller', 'controller.yaml');
   type Container = { name: string; env?: { name: string; value?: string }[] };
   type Doc = { kind?: string; spec?: { template?: { spec?: { containers?: Container[] } } } };
   const docs = loadAll(await readFile(file, 'utf8')) as Doc[];
   const deployment = docs.find((d) => d.kind === 'Deployment');
-  const env = deployment?.spec?.template?.spec?.containers?.[0]?.env ?? [];
-  const options = env.find((e) => e.name === 'NODE_OPTIONS')?.value;
+  const literal = (deployment?.spec?.template?.spec?.containers?.[0]?.env ?? []).filter(
+    (e): e is { name: string; value: string } => e.value !== undefined,
+  );
+  const options = literal.find((e) => e.name === 'NODE_OPTIONS')?.value;
   if (options === undefined)
     throw new Error(`${file}: the controller container sets no NODE_OPTIONS`);
-  return options;
+  const env: Record<string, string> = {};
+  for (const { name, value } of literal) {
+    if (name === 'NODE_OPTIONS') continue;
+    const chosen = overrides[`BENCH_${name}`] ?? value;
+    if (chosen !== '') env[name] = chosen;
+  }
+  const flags = overrides['BENCH_NODE_FLAGS'] ?? options;
+  return { nodeFlags: flags.split(' ').filter((f) => f !== ''), env };
+}
+
+/** The command line a bench ran, for its report: `NAME=value node flags script args`. */
+export function commandLine(
+  runtime: ProductionRuntime,
+  script: string,
+  args: readonly string[] = [],
+) {
+  const env = Object.entries(runtime.env).map(([k, v]) => `${k}=${v}`);
+  return [...env, 'node', ...runtime.nodeFlags, script, ...args].join(' ');
 }
 
 /**

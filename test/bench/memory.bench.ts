@@ -10,8 +10,9 @@ import {
   clientFor,
   controller,
   createNamespace,
-  deployedNodeOptions,
+  commandLine,
   installCrds,
+  productionRuntime,
   rollout,
   ROLLOUTS,
 } from './controller-support.ts';
@@ -35,13 +36,11 @@ const benchmark: Benchmark = {
     await installCrds(http);
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-mem-${i}`);
     for (const ns of namespaces) await createNamespace(http, ns);
-    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
-      .split(' ')
-      .filter((f) => f !== '');
+    const runtime = await productionRuntime();
     // BENCH_ENTRY=modules (tsc's dist/ unbundled) or source (type stripping) weighs those ways
     // of loading the same code against the production bundle.
     const entry = benchEntry(process.env['BENCH_ENTRY']);
-    const ctl = await controller(['--leader-elect=false'], { entry, nodeFlags });
+    const ctl = await controller(['--leader-elect=false'], { entry, ...runtime });
     // Idle: caches synced, nothing to do, and the controller's quiet period (10 s) behind it.
     await new Promise((r) => setTimeout(r, 15_000));
     const idle = await procStatus(ctl.pid);
@@ -126,7 +125,7 @@ const benchmark: Benchmark = {
       `${mb(kb * 1024)} (target < ${limitMb} MB: ${kb / 1024 < limitMb ? 'met' : 'NOT met'}, ${(kb / 1024 / limitMb).toFixed(2)}× of it)`;
     return {
       summary: [
-        `${entry === 'dist' ? 'production path' : `NOT the production path (BENCH_ENTRY=${entry})`}: node ${[...nodeFlags, ENTRY_PATHS[entry]].join(' ')}`,
+        `${entry === 'dist' ? 'production path' : `NOT the production path (BENCH_ENTRY=${entry})`}: ${commandLine(runtime, ENTRY_PATHS[entry])}`,
         `idle, no Rollouts (${cachedAtIdle} objects cached): RSS ${target(idle.rssKb, 80)}`,
         `  V8 heap used ${mb(idleHeap.used)} of ${mb(idleHeap.total)}, external ${mb(idleHeap.external)}`,
         `${ROLLOUTS_TOTAL} Rollouts (1 replica each) created and Healthy in ${settleSeconds.toFixed(1)} s`,
@@ -143,7 +142,8 @@ const benchmark: Benchmark = {
       data: {
         machine: machine(),
         rollouts: ROLLOUTS_TOTAL,
-        nodeFlags,
+        nodeFlags: runtime.nodeFlags,
+        env: runtime.env,
         entry,
         idleRssBytes: idle.rssKb * 1024,
         peakRssBytes: steady.hwmKb * 1024,

@@ -18,12 +18,13 @@ import {
   canaryLatencies,
   clientFor,
   controller,
+  commandLine,
   createNamespace,
-  deployedNodeOptions,
   diffCounts,
   healthyAndPromoted,
   installCrds,
   nowMs,
+  productionRuntime,
   quiet,
   rateLimiterWait,
   requestCounts,
@@ -85,13 +86,11 @@ const benchmark: Benchmark = {
     const tracker = await RolloutTracker.start(http, (l) => ctx.log(l));
 
     // The Deployment's Node/V8 flags (BENCH_NODE_FLAGS compares others, "" for none).
-    const nodeFlags = (process.env['BENCH_NODE_FLAGS'] ?? (await deployedNodeOptions()))
-      .split(' ')
-      .filter((f) => f !== '');
+    const runtime = await productionRuntime();
     const ctl = await controller(
       // Debug lines for 10,000 Rollouts would cost the controller CPU and this process memory.
       ['--leader-elect=false', '--log-level=info', `--qps=${QPS}`, `--burst=${BURST}`],
-      { entry: 'dist', nodeFlags },
+      { entry: 'dist', ...runtime },
     );
     // Scrapes /metrics 4 times a second, for the request rate while the Rollouts settle; only
     // then: at 10,000 Rollouts a scrape costs the controller's event loop tens of ms, which
@@ -172,7 +171,7 @@ const benchmark: Benchmark = {
       const loadSettled = loadavg();
 
       const summary: string[] = [
-        `production path: node ${[...nodeFlags, ENTRY_PATHS.dist].join(' ')} --qps ${QPS} --burst ${BURST}; ` +
+        `production path: ${commandLine(runtime, ENTRY_PATHS.dist, [`--qps ${QPS}`, `--burst ${BURST}`])}; ` +
           `${TOTAL} Rollouts (1 replica each) in ${namespaces.length} namespaces, 3 kwok nodes`,
         `load average (1/5/15 min; the machine is shared): ${fmtLoad(loadAtStart)} at start, ${fmtLoad(loadSettled)} when settled`,
       ];
@@ -182,7 +181,8 @@ const benchmark: Benchmark = {
         baseline: BASELINE,
         qps: QPS,
         burst: BURST,
-        nodeFlags,
+        nodeFlags: runtime.nodeFlags,
+        env: runtime.env,
         loadAverage: { start: loadAtStart, settled: loadSettled },
         settled,
         bulkSeconds: round1(bulkSeconds),
