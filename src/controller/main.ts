@@ -18,7 +18,7 @@ import type { Lease } from '../kube/lease.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
 import { KubeTransportError } from '../kube/errors.ts';
 import { errorText } from '../kube/log.ts';
-import { namespacedKey, type KubeObject } from '../kube/objects.ts';
+import { namespacedKey, splitKey, type KubeObject } from '../kube/objects.ts';
 import { Resources } from '../kube/resources.ts';
 import { TokenBucket } from '../kube/throttle.ts';
 import { RateLimitingQueue } from '../kube/workqueue.ts';
@@ -169,7 +169,7 @@ async function main(): Promise<number> {
         stores.rollouts.get(namespacedKey(r))?.status?.phase,
       ),
     onDeleted: (key) => {
-      const [namespace = '', name = ''] = key.split('/');
+      const { namespace = '', name } = splitKey(key);
       metrics.forgetRollout(namespace, name);
     },
     stormMetrics: {

@@ -7,8 +7,8 @@ import { DemoApp } from '../demo-app/app.ts';
 import { startPrometheus } from '../prometheus/server.ts';
 import {
   clientFor,
-  controller,
   commandLine,
+  controller,
   createNamespace,
   installCrds,
   productionRuntime,
@@ -70,8 +70,8 @@ const benchmark: Benchmark = {
       scrapeTargets: [{ job: 'bench', target: await app.listen() }],
     });
     process.env['STEPWISE_PROMETHEUS_ADDRESS'] = prometheus.url;
-    // As it runs in production: compiled, with the Deployment's Node/V8 flags (BENCH_NODE_FLAGS
-    // compares others).
+    // As it runs in production: compiled, with the Deployment's NODE_OPTIONS and env
+    // (BENCH_NODE_FLAGS, BENCH_<NAME> compare others).
     const runtime = await productionRuntime();
     const ctl = await controller(
       ['--leader-elect=false', `--namespace=${NS}`, ...CONTROLLER_FLAGS],

@@ -306,6 +306,12 @@ export async function productionRuntime(
   return { nodeFlags: flags.split(' ').filter((f) => f !== ''), env };
 }
 
+/** The V8 old-space limit the runtime's flags set (`--max-old-space-size`), in MB. */
+export function heapLimitMb(runtime: ProductionRuntime): number | undefined {
+  const flag = runtime.nodeFlags.findLast((f) => f.startsWith('--max-old-space-size='));
+  return flag === undefined ? undefined : Number(flag.slice('--max-old-space-size='.length));
+}
+
 /** The command line a bench ran, for its report: `NAME=value node flags script args`. */
 export function commandLine(
   runtime: ProductionRuntime,

@@ -1,16 +1,16 @@
 // The controller's memory as it runs in production (compiled dist/, `make build`): idle with no
 // Rollouts (target < 80 MB), the peak while 1,000 Rollouts are created (< 200 MB) and the steady
 // state once they are Healthy (< 150 MB), each with one pod on the kwok nodes so every cache the
-// controller keeps is populated. It runs with the Node/V8 flags the Deployment sets (NODE_OPTIONS
-// in deploy/controller/controller.yaml, the one place they are chosen); BENCH_NODE_FLAGS compares
-// others ("" for none). The controller's CPU time is printed beside, as flags trade one for other.
+// controller keeps is populated. It runs as the Deployment does (NODE_OPTIONS and env in
+// deploy/controller/controller.yaml, the one place they are chosen); BENCH_NODE_FLAGS and
+// BENCH_<NAME> compare others ("" for none). The controller's CPU time is printed beside, as flags trade one for other.
 import { readFile } from 'node:fs/promises';
 import type { Rollout } from '../../src/api/index.ts';
 import {
   clientFor,
+  commandLine,
   controller,
   createNamespace,
-  commandLine,
   installCrds,
   productionRuntime,
   rollout,

@@ -17,11 +17,12 @@ import { measureApiFloor, type ApiFloor } from './api-floor.ts';
 import {
   canaryLatencies,
   clientFor,
-  controller,
   commandLine,
+  controller,
   createNamespace,
   diffCounts,
   healthyAndPromoted,
+  heapLimitMb,
   installCrds,
   nowMs,
   productionRuntime,
@@ -54,8 +55,6 @@ const SAMPLE_EVERY_MS = 250;
 const PROGRESS_EVERY_MS = 10_000;
 const TIMEOUT_MINUTES = Number(process.env.BENCH_SCALE_TIMEOUT_MINUTES ?? '40');
 const RSS_TARGET_MB = 600;
-// deploy/controller: NODE_OPTIONS=--max-old-space-size=384.
-const PRODUCTION_HEAP_MB = 384;
 // USER_HZ, the unit of utime/stime in /proc/<pid>/stat, is 100 on every Linux we run on.
 const CLOCK_TICKS = 100;
 
@@ -85,8 +84,9 @@ const benchmark: Benchmark = {
     const probe = items[0] ?? { ns: '', name: '' };
     const tracker = await RolloutTracker.start(http, (l) => ctx.log(l));
 
-    // The Deployment's Node/V8 flags (BENCH_NODE_FLAGS compares others, "" for none).
+    // The Deployment's NODE_OPTIONS and env (BENCH_NODE_FLAGS, BENCH_<NAME> compare others).
     const runtime = await productionRuntime();
+    const heapLimit = heapLimitMb(runtime);
     const ctl = await controller(
       // Debug lines for 10,000 Rollouts would cost the controller CPU and this process memory.
       ['--leader-elect=false', '--log-level=info', `--qps=${QPS}`, `--burst=${BURST}`],
@@ -271,7 +271,7 @@ const benchmark: Benchmark = {
           `peak while they were created ${mb(steady.hwmKb * 1024)} (VmHWM)`,
         `RSS steady, ${STEADY_SECONDS} s after all Healthy: ${mb(steady.rssKb * 1024)} ` +
           `(target < ${RSS_TARGET_MB} MB: ${steady.rssKb / 1024 < RSS_TARGET_MB ? 'met' : 'NOT met'}, ${(steady.rssKb / 1024 / RSS_TARGET_MB).toFixed(2)}× of it); ` +
-          `heap used ${mb(heapUsed)} (${(heapUsed / 2 ** 20 / PRODUCTION_HEAP_MB).toFixed(2)}× the Deployment's --max-old-space-size=${PRODUCTION_HEAP_MB})`,
+          `heap used ${mb(heapUsed)}${heapLimit === undefined ? ' (no --max-old-space-size)' : ` (${(heapUsed / 2 ** 20 / heapLimit).toFixed(2)}× --max-old-space-size=${heapLimit})`}`,
         `requests in those ${STEADY_SECONDS} s: writes ${sumBy(steadyRequests, WRITE_VERBS)}, GETs ${sumBy(steadyRequests, ['get'])}, ` +
           `LISTs ${sumBy(steadyRequests, ['list'])}, watches ${sumBy(steadyRequests, ['watch'])}`,
         formatStats(`template change → canary RS, ${BASELINE} Rollouts`, s),
