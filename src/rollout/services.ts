@@ -37,3 +37,29 @@ export function pinService(
     },
   };
 }
+
+/** What a Service does for a Rollout. Canary uses canary/stable; blue-green will use
+ *  active/preview. */
+export type ServiceRole = 'canary' | 'stable' | 'active' | 'preview';
+
+export interface ServiceRef {
+  readonly role: ServiceRole;
+  readonly name: string;
+}
+
+/** The Services a Rollout names, by role: the one place that knows which spec field names which
+ *  Service. The shell reads these from its cache; validation checks they exist. */
+export function servicesOf(rollout: {
+  readonly spec?: { readonly strategy?: { readonly canary?: CanaryServiceNames } };
+}): readonly ServiceRef[] {
+  const canary = rollout.spec?.strategy?.canary;
+  const refs: ServiceRef[] = [];
+  if (canary?.canaryService) refs.push({ role: 'canary', name: canary.canaryService });
+  if (canary?.stableService) refs.push({ role: 'stable', name: canary.stableService });
+  return refs;
+}
+
+interface CanaryServiceNames {
+  readonly canaryService?: string;
+  readonly stableService?: string;
+}

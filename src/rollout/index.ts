@@ -1,0 +1,9 @@
+/**
+ * The pure core's public surface: what the shell, the plugin and the demo may use. Everything
+ * here is a function of plain values (no I/O, no clock).
+ */
+export { plan } from './plan.ts';
+export type { Observed, Plan, Write } from './types.ts';
+export { servicesOf } from './services.ts';
+export type { ServiceRef, ServiceRole } from './services.ts';
+export { stepLabel, weightAt as setWeightAt } from './steps.ts';
