@@ -4,7 +4,7 @@
  * controller has produced for the current spec count (status.observedGeneration ==
  * metadata.generation); anything older is what the Rollout looked like before it noticed.
  */
-import { parseDuration } from '../../src/cli/duration.ts';
+import { parsePauseDuration } from '../../src/api/pause-duration.ts';
 import { DemoError, dim, elapsed, seconds, streamLines } from './demo-kit.ts';
 
 export interface CanaryStep {
@@ -118,9 +118,9 @@ export class Timeline {
     let message = s.message;
     const pause = i === undefined ? undefined : this.#steps[i]?.pause;
     if (s.phase === 'Paused' && s.pauseStartTime && pause?.duration !== undefined) {
-      const ms = parseDuration(String(pause.duration));
-      if (ms !== undefined) {
-        const end = new Date(Date.parse(s.pauseStartTime) + ms).toTimeString().slice(0, 8);
+      const ms = parsePauseDuration(pause.duration);
+      if (ms.ok) {
+        const end = new Date(Date.parse(s.pauseStartTime) + ms.value).toTimeString().slice(0, 8);
         message += `, resumes by itself at ${end}`;
       }
     }

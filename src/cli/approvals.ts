@@ -6,8 +6,9 @@
  */
 import { API_VERSION, ROLLOUT_APPROVAL_KIND } from '../api/keys.ts';
 import type { ApprovalRecord, Decision, RolloutApproval } from '../api/approval.ts';
+import { parsePauseDuration } from '../api/pause-duration.ts';
+import { PauseReason } from '../api/reasons.ts';
 import type { Rollout } from '../api/rollout.ts';
-import { parseDuration } from './duration.ts';
 
 export interface Identity {
   readonly username: string;
@@ -35,7 +36,7 @@ export interface PendingApproval {
 /** The approval the Rollout waits for now, as the controller has recorded it in status. */
 export function pendingApproval(ro: Rollout, now: number): PendingApproval | undefined {
   const st = ro.status ?? {};
-  const pause = st.pauseConditions?.find((c) => c.reason === 'AwaitingApproval');
+  const pause = st.pauseConditions?.find((c) => c.reason === PauseReason.AwaitingApproval);
   const index = st.currentStepIndex ?? 0;
   const steps = ro.spec.strategy.canary?.steps ?? [];
   const step = steps[index]?.approval;
@@ -48,12 +49,9 @@ export function pendingApproval(ro: Rollout, now: number): PendingApproval | und
         .map((r) => r.by),
     ),
   ];
-  const timeoutMs =
-    step.timeout === undefined
-      ? undefined
-      : typeof step.timeout === 'number'
-        ? step.timeout * 1000
-        : parseDuration(step.timeout);
+  // Read as the controller reads it, so the countdown shown is the one it keeps.
+  const timeout = step.timeout === undefined ? undefined : parsePauseDuration(step.timeout);
+  const timeoutMs = timeout?.ok ? timeout.value : undefined;
   const a = step.approvers ?? {};
   const asked = [
     ...(a.users?.length ? [`users ${a.users.join(', ')}`] : []),

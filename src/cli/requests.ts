@@ -2,6 +2,7 @@
  * PURE: what promote, abort and retry write. People's requests go to `status` only (Git is the
  * only author of `spec`), as JSON merge patches through the /status subresource.
  */
+import { PauseReason } from '../api/reasons.ts';
 import type { PauseCondition, Rollout } from '../api/rollout.ts';
 import { isFullyPromoted, rolloutPhase, stepsOf } from './render/info.ts';
 
@@ -58,13 +59,13 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
       message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update or '${cli} promote ${name} --full' to skip to the end`,
     };
   }
-  if (st.pauseConditions?.some((c) => c.reason === USER_PAUSE)) {
+  if (st.pauseConditions?.some((c) => c.reason === PauseReason.PausedByUser)) {
     return {
       kind: 'error',
       message: `rollout '${name}' was paused with '${cli} pause'; use '${cli} resume ${name}'`,
     };
   }
-  if (st.pauseConditions?.some((c) => c.reason === 'AwaitingApproval')) {
+  if (st.pauseConditions?.some((c) => c.reason === PauseReason.AwaitingApproval)) {
     return {
       kind: 'error',
       message: `rollout '${name}' waits for approval at step ${(index ?? 0) + 1}; use '${cli} approve ${name}' (recorded with your name), or '${cli} promote ${name} --full' to skip all steps`,
@@ -122,8 +123,6 @@ export function decideRetry(ro: Rollout): Decision {
   return { kind: 'patch', status: { abort: false }, message: `rollout '${name}' retried` };
 }
 
-const USER_PAUSE = 'PausedByUser';
-
 /** `pause`: a person's pause condition beside the controller's; no step moves until `resume`.
  *  Status, not Argo's spec.paused: Git stays the only author of spec. */
 export function decidePause(ro: Rollout, now: number): Decision {
@@ -133,7 +132,7 @@ export function decidePause(ro: Rollout, now: number): Decision {
   if (ro.spec.paused) {
     return { kind: 'noop', message: `rollout '${name}' is already paused in Git (spec.paused)` };
   }
-  if (conditions.some((c) => c.reason === USER_PAUSE)) {
+  if (conditions.some((c) => c.reason === PauseReason.PausedByUser)) {
     return { kind: 'noop', message: `rollout '${name}' is already paused` };
   }
   if (st.abort) {
@@ -144,7 +143,10 @@ export function decidePause(ro: Rollout, now: number): Decision {
     status: {
       pauseConditions: [
         ...conditions,
-        { reason: USER_PAUSE, startTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+        {
+          reason: PauseReason.PausedByUser,
+          startTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        },
       ],
     },
     message: `rollout '${name}' paused`,
@@ -155,7 +157,7 @@ export function decidePause(ro: Rollout, now: number): Decision {
 export function decideResume(ro: Rollout): Decision {
   const name = ro.metadata.name ?? '';
   const conditions = ro.status?.pauseConditions ?? [];
-  if (!conditions.some((c) => c.reason === USER_PAUSE)) {
+  if (!conditions.some((c) => c.reason === PauseReason.PausedByUser)) {
     const why = ro.spec.paused
       ? 'it is paused in Git (spec.paused): set it to false there'
       : conditions.length > 0
@@ -166,7 +168,7 @@ export function decideResume(ro: Rollout): Decision {
       message: `rollout '${name}' was not paused with '${cli} pause': ${why}`,
     };
   }
-  const rest = conditions.filter((c) => c.reason !== USER_PAUSE);
+  const rest = conditions.filter((c) => c.reason !== PauseReason.PausedByUser);
   return {
     kind: 'patch',
     status: { pauseConditions: rest.length > 0 ? rest : null },

@@ -14,7 +14,9 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   rollout: { modules: ['api'], packages: false },
   kube: { modules: ['api'], packages: true },
   server: { modules: ['api', 'kube'], packages: true },
-  cli: { modules: ['api'], packages: true },
+  // The plugin reads Rollouts with the controller's own pure rules (steps, weights, traffic
+  // bodies, analysis evaluation), never its I/O: see PARTS and the plugin's reach below.
+  cli: { modules: ['api', 'rollout', 'traffic', 'analysis'], packages: true },
   analysis: { modules: ['api', 'kube'], packages: true },
   // Routers are pure: objects in, apply bodies out (kube only for its types and resource names).
   traffic: { modules: ['api', 'kube'], packages: false },
@@ -28,6 +30,38 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   },
 };
 
+/** Within a module it may import, the only parts a module may reach: the plugin takes the pure
+ *  half of analysis (evaluation and expressions), never its providers (HTTP, Jobs). */
+const PARTS: Record<string, Record<string, string[]>> = {
+  cli: { analysis: ['analysis/evaluate/', 'analysis/expr/'] },
+};
+
+/** All the plugin may load outside src/cli, through any chain of imports: the pure modules, and
+ *  of kube only what the pure routers take from it (resource names, object types). */
+const PLUGIN_REACH: Record<string, readonly string[] | 'all'> = {
+  api: 'all',
+  rollout: 'all',
+  traffic: 'all',
+  analysis: ['analysis/evaluate/', 'analysis/expr/'],
+  kube: ['kube/resources.ts', 'kube/objects.ts'],
+};
+
+/** Built-ins that reach the network, files or processes. */
+const IO_BUILTINS = new Set(
+  [
+    'fs',
+    'fs/promises',
+    'http',
+    'https',
+    'http2',
+    'net',
+    'tls',
+    'dgram',
+    'dns',
+    'child_process',
+  ].flatMap((m) => [m, `node:${m}`]),
+);
+
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -38,8 +72,20 @@ function files(dir: string): string[] {
 function imports(path: string): string[] {
   const text = readFileSync(path, 'utf8');
   const found = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)];
+  const bare = [...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)];
   const dynamic = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)];
-  return [...found, ...dynamic].map((m) => m[1] ?? '');
+  return [...found, ...bare, ...dynamic].map((m) => m[1] ?? '');
+}
+
+/** Imports that load code: static ones that are not `import type`, and dynamic ones. */
+function valueImports(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  const found = [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ];
+  return found.map((m) => m[1] ?? '');
 }
 
 test('every module imports only along the allowed arrows', () => {
@@ -54,8 +100,14 @@ test('every module imports only along the allowed arrows', () => {
     for (const spec of imports(file)) {
       if (spec.startsWith('.')) {
         const target = relative(SRC, resolve(dirname(file), spec)).split('/')[0] ?? '';
+        const path = relative(SRC, resolve(dirname(file), spec));
+        const parts = PARTS[module]?.[target];
         if (target !== module && !rule.modules.includes(target)) {
           problems.push(`${relative(SRC, file)} imports ${spec} (${module} → ${target})`);
+        } else if (parts && !parts.some((part) => path.startsWith(part))) {
+          problems.push(
+            `${relative(SRC, file)} imports ${spec} (${module} → only ${parts.join(', ')})`,
+          );
         }
       } else if (!rule.packages) {
         problems.push(`${relative(SRC, file)} imports '${spec}': ${module} must stay pure`);
@@ -97,4 +149,40 @@ test('the controller never loads client-node or axios up front (memory: about 90
     [...packages].filter((p) => p.startsWith('@kubernetes/client-node') || p === 'axios'),
     [],
   );
+});
+
+test('the plugin reaches no I/O outside its own folder, however deep the imports go', () => {
+  // A direct rule cannot see traffic → kube → something that opens a socket; the walk does.
+  // Type-only imports are erased; dynamic ones count (they load code all the same).
+  const outside = new Set<string>();
+  const visit = (file: string): void => {
+    for (const spec of valueImports(file)) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec);
+      if (target.startsWith(join(SRC, 'cli')) || outside.has(target)) continue;
+      outside.add(target);
+      visit(target);
+    }
+  };
+  for (const file of files(join(SRC, 'cli'))) visit(file);
+  assert.ok(
+    [...outside].some((f) => f.includes('/rollout/')),
+    'the walk reached the pure core',
+  );
+  const problems: string[] = [];
+  for (const file of outside) {
+    const rel = relative(SRC, file);
+    const module = rel.split('/')[0] ?? '';
+    const reach = PLUGIN_REACH[module];
+    if (reach === undefined || (reach !== 'all' && !reach.some((p) => rel.startsWith(p)))) {
+      problems.push(`${rel}: the plugin must not load it`);
+    }
+    for (const spec of valueImports(file)) {
+      if (IO_BUILTINS.has(spec)) problems.push(`${rel} imports '${spec}'`);
+      else if (!spec.startsWith('.') && !spec.startsWith('node:') && module !== 'api') {
+        problems.push(`${rel} imports the package '${spec}'`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
 });

@@ -9,9 +9,8 @@ import type { Decision, RolloutApproval } from '../../api/approval.ts';
 import { decideApproval } from '../approvals.ts';
 import type { KubeClient, WatchStream } from '../client.ts';
 import { println, type CliDeps } from '../context.ts';
-import { parseDuration } from '../duration.ts';
 import { CliError } from '../errors.ts';
-import { clientFor, nameArgument, toError, type Registrar } from './common.ts';
+import { clientFor, nameArgument, parseDurationFlag, toError, type Registrar } from './common.ts';
 
 const MAX_COMMENT = 1024;
 
@@ -30,7 +29,7 @@ export const registerApprove: Registrar = (program, deps, act) => {
       .option('-t, --timeout <duration>', "how long to wait for the controller's answer", '30s')
       .action(
         act(async (name: string, opts: { comment?: string; timeout: string }, cmd: Command) => {
-          const timeoutMs = parseDuration(opts.timeout);
+          const timeoutMs = parseDurationFlag(opts.timeout);
           if (timeoutMs === undefined) {
             throw new CliError(`invalid --timeout "${opts.timeout}": use a duration like 30s`);
           }

@@ -1,5 +1,6 @@
 /** Glue shared by the command modules. */
 import { Argument, Option, type Command } from 'commander';
+import { parseGoDuration } from '../../api/duration.ts';
 import { ANALYSIS_RUN_KIND, API_VERSION, ROLLOUT_KIND } from '../../api/keys.ts';
 import type { KubeClient } from '../client.ts';
 import type { ArgCompletion } from '../completion.ts';
@@ -78,4 +79,20 @@ export const outputOption = (): Option =>
 export interface PrintFlags {
   output?: OutputFormat;
   showManagedFields?: boolean;
+}
+
+// The spellings duration flags have always taken: a bare number of seconds ("30", "1.5"), or
+// numbers with ms, s, m or h ("30s", "1h30m"). Go's grammar (src/api/duration.ts) also takes a
+// sign, ".5s", "5.s" and ns/us; the flags never did, so they still refuse them.
+const SECONDS = /^\d+(\.\d+)?$/;
+const FLAG_SPELLING = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+/** A duration flag (`--timeout 30s`, `--in 5m`) in milliseconds; undefined when it is not one.
+ *  Go's grammar, the controller's, reads it; `0` means none. */
+export function parseDurationFlag(text: string): number | undefined {
+  const s = text.trim();
+  if (SECONDS.test(s)) return Math.round(Number(s) * 1000);
+  if (!FLAG_SPELLING.test(s)) return undefined;
+  const parsed = parseGoDuration(s);
+  return parsed.ok ? parsed.value : undefined;
 }

@@ -1,9 +1,8 @@
 /** `restart NAME [--in DURATION]`: spec.restartAt = now; the controller replaces older pods. */
 import type { Command } from 'commander';
-import { parseDuration } from '../duration.ts';
 import { CliError } from '../errors.ts';
 import { decideRestart } from '../spec-edits.ts';
-import { clientFor, nameArgument, type Registrar } from './common.ts';
+import { clientFor, nameArgument, parseDurationFlag, type Registrar } from './common.ts';
 import { sendSpecChange } from './send-spec.ts';
 
 export const registerRestart: Registrar = (program, deps, act) => {
@@ -28,7 +27,7 @@ sync); one that declares it sets it back, and then the restart belongs in Git.`,
     )
     .action(
       act(async (name: string, opts: { in: string }, cmd: Command) => {
-        const delayMs = parseDuration(opts.in);
+        const delayMs = parseDurationFlag(opts.in);
         if (delayMs === undefined) {
           throw new CliError(`invalid --in "${opts.in}": use a duration like 30s or 5m`);
         }

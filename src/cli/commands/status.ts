@@ -4,15 +4,22 @@
  * Degraded or timeout. The phase counts only once the spec generation is observed.
  */
 import type { Command } from 'commander';
+import { PauseReason } from '../../api/reasons.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, println, type CliDeps } from '../context.ts';
-import { parseDuration } from '../duration.ts';
 import { CliError } from '../errors.ts';
 import { rolloutPhase } from '../render/info.ts';
 import { DEGRADED_PREFIX, statusLine, TIMEOUT_MESSAGE } from '../render/status.ts';
 import { Mirror } from '../watch.ts';
-import { clientFor, nameArgument, retryNotice, toError, type Registrar } from './common.ts';
+import {
+  clientFor,
+  nameArgument,
+  parseDurationFlag,
+  retryNotice,
+  toError,
+  type Registrar,
+} from './common.ts';
 
 export interface StatusOptions {
   watch: boolean;
@@ -70,7 +77,7 @@ export async function runStatus(
     else if (phase.phase === 'Paused' && opts.successOnPause) finish(0);
     else if (
       phase.phase === 'Paused' &&
-      phase.message === 'AwaitingApproval' &&
+      phase.message === PauseReason.AwaitingApproval &&
       opts.successOnAwaitingApproval
     ) {
       finish(0);
@@ -125,7 +132,7 @@ export const registerStatus: Registrar = (program, deps, act) => {
           if (!(UNTIL as readonly string[]).includes(opts.until)) {
             throw new CliError(`--until takes ${UNTIL.join(', ')}, not "${opts.until}"`);
           }
-          const timeoutMs = parseDuration(opts.timeout);
+          const timeoutMs = parseDurationFlag(opts.timeout);
           if (timeoutMs === undefined) {
             throw new CliError(
               `invalid --timeout "${opts.timeout}": use a duration like 30s or 5m`,

@@ -6,6 +6,7 @@
 import type { AnalysisRun } from '../../api/analysis.ts';
 import { analysisRunInfo, type AnalysisRunInfo } from './analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
+import { setWeightAt } from '../../rollout/index.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
@@ -58,18 +59,16 @@ export function stepText(ro: Rollout): string | undefined {
   return `${i === undefined ? 0 : Math.min(Math.max(i, 0), n)}/${n}`;
 }
 
-/** The weight the current step asks for (Argo's GetCurrentSetWeight). */
+/** The weight the current step asks for (Argo's GetCurrentSetWeight): the planner's rule for
+ *  a step index, plus what only the plugin sees: an aborted Rollout asks for none, one without
+ *  steps for all, and before the controller has set an index, a promoted one for all. */
 export function setWeight(ro: Rollout): number {
   if (ro.status?.abort) return 0;
   const steps = ro.spec.strategy.canary?.steps ?? [];
   const i = ro.status?.currentStepIndex;
-  if (steps.length === 0 || (i !== undefined && i >= steps.length)) return 100;
+  if (steps.length === 0) return 100;
   if (i === undefined) return isFullyPromoted(ro) ? 100 : 0;
-  for (let k = Math.min(i, steps.length - 1); k >= 0; k--) {
-    const w = steps[k]?.setWeight;
-    if (w !== undefined) return w;
-  }
-  return 0;
+  return setWeightAt(steps, i);
 }
 
 export const hashOf = (o: { metadata?: { labels?: Record<string, string> } }): string | undefined =>

@@ -8,7 +8,7 @@ import {
   toCliError,
 } from '../../../src/cli/errors.ts';
 import type { RequestContext } from '../../../src/cli/errors.ts';
-import { parseDuration } from '../../../src/cli/duration.ts';
+import { parseDurationFlag as parseDuration } from '../../../src/cli/commands/common.ts';
 
 const server = 'https://127.0.0.1:6443';
 const patchCtx: RequestContext = {
@@ -130,6 +130,12 @@ test('durations', () => {
   assert.equal(parseDuration('1.5s'), 1500);
   assert.equal(parseDuration('5x'), undefined);
   assert.equal(parseDuration(''), undefined);
+  // The flags' spellings, read by Go's grammar: no more, no fewer than before.
+  assert.equal(parseDuration(' 1.5h '), 5_400_000);
+  assert.equal(parseDuration('1m30.5s'), 90_500);
+  for (const refused of ['+5s', '.5s', '5.s', '500us', '10ns', '-5s', '1e3s', '5 s']) {
+    assert.equal(parseDuration(refused), undefined, refused);
+  }
 });
 
 test('network errors without a code we know still name the server; OpenSSL by its reason', () => {
