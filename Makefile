@@ -129,7 +129,7 @@ bench-scale: deps cluster-bins build
 	$(TS) test/bench/run.ts scale
 
 demo: deps cluster-bins prometheus-bins plugin
-	$(TS) test/cluster/cli.ts with -- $(TS) deploy/examples/demo.ts
+	$(TS) test/cluster/cli.ts with -- $(TS) demo/demo.ts
 
 # The controller's image: Node $(NODE_VERSION) (the cached one, whatever node runs the build),
 # dist/ and the production node_modules, packed by crane (built once into the cache). Prints the

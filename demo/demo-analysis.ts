@@ -5,8 +5,8 @@
  * as a bad build would. Prometheus scrapes it every second; the analysis step asks Prometheus
  * about the canary's hash and the controller aborts the update on the measured value.
  */
-import { DemoApp } from '../../test/demo-app/app.ts';
-import { startPrometheus } from '../../test/prometheus/server.ts';
+import { DemoApp } from '../test/demo-app/app.ts';
+import { startPrometheus } from '../test/prometheus/server.ts';
 import { bold, capture, expect, onCleanup, run, say, section, seconds } from './demo-kit.ts';
 
 const NAME = 'api';

@@ -11,9 +11,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freeLoopbackPorts } from '../../test/cluster/ports.ts';
+import type { CanaryStep } from '../src/api/index.ts';
+import { freeLoopbackPorts } from '../test/cluster/ports.ts';
 import { bold, dim, expect, onCleanup, run, say, section, seconds } from './demo-kit.ts';
-import { Timeline, type CanaryStep } from './demo-timeline.ts';
+import { Timeline } from './demo-timeline.ts';
 import { capture } from './demo-kit.ts';
 
 const NAME = 'checkout';

@@ -4,7 +4,7 @@
  * tool without our settings force-applying Git's route mid-canary: the controller puts the
  * weights back and the rollout goes on where it was.
  */
-import { installRouterCrds } from '../../test/cluster/router-crds.ts';
+import { installRouterCrds } from '../test/cluster/router-crds.ts';
 import { bold, capture, expect, run, say, section, seconds } from './demo-kit.ts';
 
 const NAME = 'shop';

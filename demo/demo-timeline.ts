@@ -4,14 +4,10 @@
  * controller has produced for the current spec count (status.observedGeneration ==
  * metadata.generation); anything older is what the Rollout looked like before it noticed.
  */
-import { parsePauseDuration } from '../../src/api/pause-duration.ts';
+import type { CanaryStep } from '../src/api/index.ts';
+import { parsePauseDuration } from '../src/api/pause-duration.ts';
+import { stepLabel } from '../src/rollout/index.ts';
 import { DemoError, dim, elapsed, seconds, streamLines } from './demo-kit.ts';
-
-export interface CanaryStep {
-  readonly setWeight?: number;
-  readonly pause?: { readonly duration?: string | number };
-  readonly approval?: { readonly timeout?: string | number };
-}
 
 export interface RolloutState {
   readonly generation: string;
@@ -62,19 +58,16 @@ function parse(line: string): RolloutState {
   };
 }
 
+/** A step as the Events and the plugin name it (stepLabel), plus what the story tells a newcomer:
+ *  a pause without a duration waits for a promote, and an approval's time limit. */
 export function describeStep(step: CanaryStep | undefined): string {
   if (step === undefined) return 'all steps done';
-  if (step.setWeight !== undefined) return `setWeight ${step.setWeight}`;
-  if (step.pause !== undefined) {
-    return step.pause.duration === undefined
-      ? 'pause (until promoted)'
-      : `pause ${step.pause.duration}`;
+  const label = stepLabel(step);
+  if (step.pause !== undefined && step.pause.duration === undefined) {
+    return `${label} (until promoted)`;
   }
-  if (step.approval !== undefined) {
-    const a = step.approval;
-    return `approval${a.timeout === undefined ? '' : ` (within ${a.timeout})`}`;
-  }
-  return JSON.stringify(step);
+  const timeout = step.approval?.timeout;
+  return timeout === undefined ? label : `${label} (within ${timeout})`;
 }
 
 const COLUMNS: [string, number][] = [

@@ -15,6 +15,8 @@ import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { CanaryStep } from '../src/api/index.ts';
+import { startController } from '../test/e2e/support/controller.ts';
 import {
   DemoError,
   bold,
@@ -35,9 +37,9 @@ import {
 import { analysisAct, startMetrics } from './demo-analysis.ts';
 import { approvalAct, startApprovalStage } from './demo-approval.ts';
 import { installGatewayApi, trafficAct } from './demo-traffic.ts';
-import { Timeline, describeStep, type CanaryStep } from './demo-timeline.ts';
+import { Timeline, describeStep } from './demo-timeline.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..');
 const NS = 'demo';
 const NAME = 'web';
 const IMAGE = 'registry.example/web';
@@ -111,25 +113,20 @@ async function preflight(): Promise<{ sharedCluster: boolean }> {
 
 /** Whether LOG is this run's (and worth showing on a failure). */
 let controllerStarted = false;
-const stopping = new Set<ChildProcess>();
+/** Set once the demo itself stops the controller: an exit before that ends the demo. */
+let stoppingController = false;
 const stopController = (child: ChildProcess): Promise<void> => {
-  stopping.add(child);
+  stoppingController = true;
   return stopProcess(child);
 };
 
-/** Starts the controller with its log in LOG; resolves once its workers run. */
-async function startController(extra: readonly string[]): Promise<ChildProcess> {
-  const args = [
-    '--disable-warning=ExperimentalWarning',
-    'src/controller/main.ts',
-    '--leader-elect=false',
-    '--metrics-bind-address=127.0.0.1:0',
-    `--namespace=${NS}`,
-    `--identity=${IDENTITY}`,
-    ...extra,
-  ];
-  const logName = relative(ROOT, LOG);
-  console.log(`\n${elapsed().padStart(7)} ${bold(`$ node ${args.join(' ')} > ${logName} 2>&1 &`)}`);
+/** `node src/controller/main.ts FLAGS`, echoed as a command line, its log in LOG; warnings and
+ *  errors (JSON lines on stderr) are shown as they happen. */
+function launchController(flags: readonly string[]): ChildProcess {
+  const args = ['--disable-warning=ExperimentalWarning', 'src/controller/main.ts', ...flags];
+  console.log(
+    `\n${elapsed().padStart(7)} ${bold(`$ node ${args.join(' ')} > ${relative(ROOT, LOG)} 2>&1 &`)}`,
+  );
   const log = createWriteStream(LOG);
   controllerStarted = true;
   const child = track(
@@ -139,8 +136,8 @@ async function startController(extra: readonly string[]): Promise<ChildProcess> 
     await stopController(child);
     log.end();
   });
+  child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
-  // Warnings and errors go to stderr as JSON lines: show them as they happen.
   if (child.stderr) {
     createInterface({ input: child.stderr }).on('line', (line) => {
       try {
@@ -151,30 +148,44 @@ async function startController(extra: readonly string[]): Promise<ChildProcess> 
       }
     });
   }
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new DemoError(`the controller was not ready within 30 s (log: ${logName})`)),
-      30_000,
-    );
-    child.stdout?.pipe(log, { end: false });
-    if (child.stdout) {
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        if (line.includes('"msg":"workers started"')) {
-          clearTimeout(timer);
-          resolve(child);
-          child.once('exit', (code, signal) => {
-            if (!stopping.has(child)) {
-              failNow(new DemoError(`the controller exited (${code ?? signal}) in mid-demo`));
-            }
-          });
-        }
-      });
-    }
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new DemoError(`the controller exited (${code ?? signal}); its log: ${logName}`));
-    });
+  return child;
+}
+
+/**
+ * Starts the controller as the end-to-end tests do (test/e2e/support/controller.ts: its flags,
+ * its wait for synced caches), launched by launchController; resolves once its workers run.
+ */
+async function startDemoController(extra: readonly string[]): Promise<ChildProcess> {
+  let child: ChildProcess | undefined;
+  const starting = startController({
+    identity: IDENTITY,
+    args: ['--leader-elect=false', `--namespace=${NS}`, ...extra],
+    launcher: { start: (flags) => (child = launchController(flags)) },
   });
+  if (child === undefined) throw new Error('the controller was not launched');
+  const launched = child;
+  const logName = relative(ROOT, LOG);
+  const exited = new Promise<never>((_, reject) =>
+    launched.once('exit', (code, signal) =>
+      reject(new DemoError(`the controller exited (${code ?? signal}); its log: ${logName}`)),
+    ),
+  );
+  exited.catch(() => undefined); // reported by the race below, or by the watch after it
+  try {
+    await Promise.race([
+      starting.then((c) => c.waitForLog((l) => l.msg === 'workers started')),
+      exited,
+    ]);
+  } catch (err) {
+    if (err instanceof DemoError) throw err;
+    throw new DemoError(`the controller was not ready within 30 s (log: ${logName})`);
+  }
+  launched.once('exit', (code, signal) => {
+    if (!stoppingController) {
+      failNow(new DemoError(`the controller exited (${code ?? signal}) in mid-demo`));
+    }
+  });
+  return launched;
 }
 
 /** Fails if Events in the namespace come from a Stepwise controller other than ours. */
@@ -237,7 +248,7 @@ async function main(): Promise<void> {
   );
   const metrics = await startMetrics();
   const approvals = await startApprovalStage(ROOT);
-  const controller = await startController(approvals.controllerArgs);
+  const controller = await startDemoController(approvals.controllerArgs);
   say(`Running (pid ${controller.pid}); it logged "workers started": it is ready.`);
 
   section('3. The first deploy');
