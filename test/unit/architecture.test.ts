@@ -186,3 +186,10 @@ test('the plugin reaches no I/O outside its own folder, however deep the imports
   }
   assert.deepEqual(problems, []);
 });
+
+test('deploy/ holds what a user applies: no code but the tool that syncs the chart', () => {
+  // The narrated demo lives in demo/; deploy/helm/sync.ts copies deploy/ files into the chart.
+  const deploy = resolve(SRC, '..', 'deploy');
+  const code = files(deploy).map((f) => relative(deploy, f));
+  assert.deepEqual(code, ['helm/sync.ts']);
+});
