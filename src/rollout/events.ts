@@ -1,23 +1,10 @@
 /**
- * One canary pass's working state, shared by the planner's parts: the writes it collects in
- * order, the events that describe its status write, and the times it must be woken at.
+ * The events a pass emits, built one way: a Normal or a Warning with one of our reasons
+ * (src/api/reasons.ts) and a human message. Where each goes in the pass's writes is order.ts's
+ * business, not the builder's.
  */
-import type { CanaryStrategy, Reason } from '../api/index.ts';
-import type { EventWrite, Observed, Write } from './types.ts';
-
-/** Everything a canary pass decides, gathered as it goes. */
-export interface Pass {
-  readonly o: Observed;
-  readonly canary: CanaryStrategy;
-  readonly writes: Write[];
-  /** Events describing the status write; emitted after it. */
-  readonly after: Write[];
-  readonly requeue: number[];
-  /** Writes after the status write whether or not status changed (RolloutApproval marks). */
-  readonly last: Write[];
-  /** What the step decision has to tell the status: why it aborts, why it is paused. */
-  readonly notes: { abortMessage?: string; pausedMessage?: string };
-}
+import type { Reason } from '../api/index.ts';
+import type { EventWrite } from './types.ts';
 
 export function normal(reason: Reason, message: string): EventWrite {
   return { kind: 'event', type: 'Normal', reason, message };

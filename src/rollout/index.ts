@@ -6,4 +6,4 @@ export { plan } from './plan.ts';
 export type { Observed, Plan, Write } from './types.ts';
 export { servicesOf } from './services.ts';
 export type { ServiceRef, ServiceRole } from './services.ts';
-export { stepLabel, weightAt as setWeightAt } from './steps.ts';
+export { stepLabel, setWeightAt } from './canary/index.ts';

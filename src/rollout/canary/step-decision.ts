@@ -1,82 +1,109 @@
 /**
  * The step decision of a canary pass: setWeight and setCanaryScale steps complete once the
  * ReplicaSets are at their counts, pauses wait (for their duration or a person), analysis steps
- * for their run's verdict, approval steps for people (approval-step.ts); and the full promotion at the end (the canary becomes the stable).
+ * for their run's verdict, approval steps for people (approval-step.ts); and the full promotion
+ * at the end (the canary becomes the stable). Each returns the progress after it and a Fragment
+ * (its events, its requeue time, the old stable's hold on promotion).
  */
-import { PauseReason, Reason } from '../api/index.ts';
-import type { ApprovalRecord, CanaryStep, ReplicaSet } from '../api/index.ts';
-import type { Verdict } from './analysis.ts';
+import { PauseReason, Reason } from '../../api/index.ts';
+import type { ApprovalRecord, CanaryStep, CanaryStrategy, ReplicaSet } from '../../api/index.ts';
+import { parsePauseDuration } from '../../api/pause-duration.ts';
+import type { Verdict } from '../analysis.ts';
+import { normal } from '../events.ts';
+import type { Fragment } from '../order.ts';
+import type { Progress } from '../progress.ts';
+import { rescaledBody } from '../replicasets.ts';
+import type { Condition } from '../../api/index.ts';
+import type { EventWrite } from '../types.ts';
 import { approvalStepDecision } from './approval-step.ts';
-import { parsePauseDuration } from './duration.ts';
-import { normal, type Pass } from './pass.ts';
-import type { EventWrite } from './types.ts';
-import type { Progress } from './progress.ts';
-import { rescaledBody } from './replicasets.ts';
 import { stepLabel } from './steps.ts';
 
 const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
+/** What the step decision has to tell the status: why it aborts, why it is paused. */
+export interface StepNotes {
+  readonly abortMessage?: string;
+  readonly pausedMessage?: string;
+}
+
+/** A step decision: the progress after it, what it writes and when to look again. */
+export interface StepOutcome {
+  readonly progress: Progress;
+  readonly fragment: Fragment;
+  readonly notes?: StepNotes;
+}
+
+export interface StepContext {
+  readonly now: number;
+  /** The stored status's conditions (a repeated message is not said twice). */
+  readonly conditions: readonly Condition[];
+  readonly hash: string;
+  readonly records: readonly ApprovalRecord[];
+}
+
 export function stepDecision(
-  pass: Pass,
+  c: StepContext,
   p: Progress,
   steps: readonly CanaryStep[],
   atDesired: boolean,
   analysisVerdict: Verdict | undefined,
-  approvals: { readonly hash: string; readonly records: readonly ApprovalRecord[] },
-): Progress {
+): StepOutcome {
   const index = p.stepIndex;
   const step = steps[index];
-  const completed = (): Progress => {
-    pass.after.push({
-      ...stepCompletedEvent(index, steps.length, stepLabel(step)),
-      subject: { step: index, revision: approvals.hash },
-    });
-    return { ...p, stepIndex: index + 1 };
+  const stepCompleted: EventWrite = {
+    ...stepCompletedEvent(index, steps.length, stepLabel(step)),
+    subject: { step: index, revision: c.hash },
   };
-  if (step?.analysis !== undefined) return analysisVerdict === 'passed' ? completed() : p;
+  /** The step is behind: the next one is in force; `before` is said first. */
+  const completed = (before: readonly EventWrite[] = [], more: Partial<Progress> = {}) => ({
+    progress: { ...p, ...more, stepIndex: index + 1 },
+    fragment: { events: [...before, stepCompleted] },
+  });
+  const stay: StepOutcome = { progress: p, fragment: {} };
+  if (step?.analysis !== undefined) return analysisVerdict === 'passed' ? completed() : stay;
   if (step?.approval !== undefined) {
-    const wait = { step: step.approval, index, hash: approvals.hash };
-    return approvalStepDecision(pass, p, wait, approvals.records, steps.length, completed);
+    const wait = { step: step.approval, index, hash: c.hash };
+    return approvalStepDecision(c, p, wait, steps.length, completed);
   }
-  if (step?.pause === undefined) return atDesired ? completed() : p;
-  const now = pass.o.now;
+  if (step?.pause === undefined) return atDesired ? completed() : stay;
+  const now = c.now;
   const duration =
     step.pause.duration === undefined ? undefined : parsePauseDuration(step.pause.duration);
   const durationMs = duration?.ok === true ? duration.value : undefined;
-  const pause = p.pauseConditions.find((c) => c.reason === PauseReason.CanaryPauseStep);
+  const pause = p.pauseConditions.find((x) => x.reason === PauseReason.CanaryPauseStep);
   const unpaused = {
-    ...p,
     controllerPause: false,
-    pauseConditions: p.pauseConditions.filter((c) => c !== pause),
+    pauseConditions: p.pauseConditions.filter((x) => x !== pause),
   };
   if (pause === undefined && p.controllerPause && p.pauseConditions.length === 0) {
     // We paused, and someone cleared the pause conditions: promoted.
-    pass.after.push(normal(Reason.RolloutResumed, 'Rollout is resumed (promoted)'));
-    return { ...completed(), ...unpaused, stepIndex: index + 1 };
+    return completed([normal(Reason.RolloutResumed, 'Rollout is resumed (promoted)')], unpaused);
   }
   if (pause === undefined) {
     if (durationMs === 0) return completed();
-    if (durationMs !== undefined) pass.requeue.push(now + durationMs);
-    pass.after.push(
-      normal(Reason.RolloutPaused, `Rollout is paused (${PauseReason.CanaryPauseStep})`),
+    const paused = normal(
+      Reason.RolloutPaused,
+      `Rollout is paused (${PauseReason.CanaryPauseStep})`,
     );
     return {
-      ...p,
-      controllerPause: true,
-      pauseConditions: [
-        ...p.pauseConditions,
-        { reason: PauseReason.CanaryPauseStep, startTime: new Date(now).toISOString() },
-      ],
+      progress: {
+        ...p,
+        controllerPause: true,
+        pauseConditions: [
+          ...p.pauseConditions,
+          { reason: PauseReason.CanaryPauseStep, startTime: new Date(now).toISOString() },
+        ],
+      },
+      fragment: {
+        events: [paused],
+        requeueAt: durationMs === undefined ? [] : [now + durationMs],
+      },
     };
   }
-  if (durationMs === undefined) return p;
+  if (durationMs === undefined) return stay;
   const end = Date.parse(pause.startTime) + durationMs;
-  if (now < end) {
-    pass.requeue.push(end);
-    return p;
-  }
-  pass.after.push(normal(Reason.RolloutResumed, 'Rollout is resumed (pause ended)'));
-  return { ...completed(), ...unpaused, stepIndex: index + 1 };
+  if (now < end) return { progress: p, fragment: { requeueAt: [end] } };
+  return completed([normal(Reason.RolloutResumed, 'Rollout is resumed (pause ended)')], unpaused);
 }
 
 function stepCompletedEvent(index: number, count: number, label: string): EventWrite {
@@ -86,36 +113,48 @@ function stepCompletedEvent(index: number, count: number, label: string): EventW
   );
 }
 
+/** The canary becomes the stable; the old stable keeps its pods until its scale-down deadline
+ *  while the stable Service switches and connections drain. */
 export function promote(
-  pass: Pass,
+  canary: CanaryStrategy,
+  now: number,
   p: Progress,
-  hash: string,
-  revision: number,
-  previousStable: ReplicaSet | undefined,
+  where: { readonly hash: string; readonly revision: number; readonly stable?: ReplicaSet },
   stepCount: number,
-): Progress {
-  const { o, canary } = pass;
-  pass.after.push(
-    normal(Reason.RolloutCompleted, `Rollout completed update to revision ${revision} (${hash})`),
+): StepOutcome {
+  const { hash, revision, stable: previousStable } = where;
+  const completed = normal(
+    Reason.RolloutCompleted,
+    `Rollout completed update to revision ${revision} (${hash})`,
   );
   const left = previousStable?.spec?.replicas ?? 0;
+  let fragment: Fragment = { events: [completed] };
   if (previousStable !== undefined && left > 0 && canary.stableService !== undefined) {
-    // The stable Service switches this pass: keep the old pods while connections drain.
     const delay = canary.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-    const deadline = new Date(o.now + delay * 1000).toISOString();
-    pass.writes.push({
-      kind: 'applyReplicaSet',
-      reason: 'scale-down-delay',
-      body: rescaledBody(previousStable, { replicas: left, scaleDownDeadline: deadline }),
-    });
-    pass.requeue.push(o.now + delay * 1000);
+    const deadline = new Date(now + delay * 1000).toISOString();
+    fragment = {
+      ...fragment,
+      writes: {
+        holdOldStable: [
+          {
+            kind: 'applyReplicaSet',
+            reason: 'scale-down-delay',
+            body: rescaledBody(previousStable, { replicas: left, scaleDownDeadline: deadline }),
+          },
+        ],
+      },
+      requeueAt: [now + delay * 1000],
+    };
   }
   return {
-    ...p,
-    stableHash: hash,
-    stepIndex: stepCount,
-    promoteFull: false,
-    pauseConditions: [],
-    controllerPause: false,
+    progress: {
+      ...p,
+      stableHash: hash,
+      stepIndex: stepCount,
+      promoteFull: false,
+      pauseConditions: [],
+      controllerPause: false,
+    },
+    fragment,
   };
 }

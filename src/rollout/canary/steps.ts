@@ -1,7 +1,7 @@
 /** Reading canary steps: the weight and canary scale in force at a step index, step labels. */
-import type { CanaryStep } from '../api/index.ts';
+import type { CanaryStep } from '../../api/index.ts';
 import type { CanaryScale } from './replicas.ts';
-import { podTemplateHash } from './hash.ts';
+import { podTemplateHash } from '../hash.ts';
 
 /** Argo's GetCurrentSetWeight: the last setWeight at or before `index`; 100 past the end. */
 export function weightAt(steps: readonly CanaryStep[], index: number): number {

@@ -19,12 +19,12 @@ import type {
   MirrorRoute,
   TrafficObservation,
   TrafficState,
-} from '../api/index.ts';
-import { canonicalJson } from './hash.ts';
-import type { Pass } from './pass.ts';
-import type { Progress } from './progress.ts';
-import type { Revision } from './revision.ts';
-import { available } from './revision.ts';
+} from '../../api/index.ts';
+import { canonicalJson } from '../../api/canonical-json.ts';
+import type { Fragment } from '../order.ts';
+import type { Progress } from '../progress.ts';
+import type { Revision } from '../revision.ts';
+import { available } from '../revision.ts';
 
 export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
 
@@ -72,26 +72,25 @@ export function desiredTraffic(i: TrafficInput): TrafficState | undefined {
 
 /**
  * The write that brings the router's objects to `desired`: none when they already say so.
- * A decrease of the canary's weight goes first in the pass (before any pod is scaled down), an
- * increase last (after the scale-ups it needs).
+ * A decrease of the canary's weight is stage trafficDown (before any pod is scaled down), an
+ * increase, or a router whose state is unknown, trafficUp (after the scale-ups it needs).
  */
 export function planTraffic(
-  pass: Pass,
   desired: TrafficState | undefined,
   observed: TrafficObservation | undefined,
   hashes: { readonly canary: string; readonly stable: string },
-): void {
-  if (desired === undefined) return;
+): Fragment {
+  if (desired === undefined) return {};
   const state = observed?.state;
-  if (state !== undefined && sameTraffic(state, desired)) return;
+  if (state !== undefined && sameTraffic(state, desired)) return {};
   const write = {
     kind: 'setTraffic' as const,
     state: desired,
     canaryHash: hashes.canary,
     stableHash: hashes.stable,
   };
-  if (state !== undefined && desired.canaryWeight <= state.canaryWeight) pass.writes.unshift(write);
-  else pass.writes.push(write);
+  const down = state !== undefined && desired.canaryWeight <= state.canaryWeight;
+  return { writes: down ? { trafficDown: [write] } : { trafficUp: [write] } };
 }
 
 export function sameTraffic(a: TrafficState, b: TrafficState): boolean {

@@ -8,13 +8,13 @@ import {
   canaryCounts,
   desiredCounts,
   weightToReplicas,
-} from '../../../src/rollout/replicas.ts';
+} from '../../../src/rollout/canary/replicas.ts';
 import type {
   CanaryScale,
   ReplicaInput,
   RsCounts,
   TrafficWeights,
-} from '../../../src/rollout/replicas.ts';
+} from '../../../src/rollout/canary/replicas.ts';
 import { resolveSurgeUnavailable } from '../../../src/rollout/intorpercent.ts';
 
 type Pods = readonly [spec: number, available: number];

@@ -1,0 +1,6 @@
+/**
+ * The canary strategy's surface: the strategy itself (for the dispatch table) and its step
+ * vocabulary (for the public surface). Everything else in canary/ is its own business.
+ */
+export { canaryStrategy } from './plan.ts';
+export { stepLabel, weightAt as setWeightAt } from './steps.ts';
