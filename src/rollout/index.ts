@@ -7,3 +7,5 @@ export type { Observed, Plan, Write } from './types.ts';
 export { servicesOf } from './services.ts';
 export type { ServiceRef, ServiceRole } from './services.ts';
 export { stepLabel, setWeightAt } from './canary/index.ts';
+export { rolloutRuleProblems } from './validate.ts';
+export type { TemplateMaps } from './validate.ts';

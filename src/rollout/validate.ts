@@ -10,6 +10,8 @@ import { rolloutRuleProblems, type TemplateMaps } from '../api/rollout-rules.ts'
 import { servicesOf } from './services.ts';
 
 export type { TemplateMaps };
+/** The rules that need no cluster, for the plugin's offline lint (index.ts). */
+export { rolloutRuleProblems };
 
 const NO_TEMPLATES: TemplateMaps = { templates: new Map(), clusterTemplates: new Map() };
 
