@@ -14,7 +14,7 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   rollout: { modules: ['api'], packages: false },
   kube: { modules: ['api'], packages: true },
   server: { modules: ['api', 'kube'], packages: true },
-  cli: { modules: ['api'], packages: true },
+  cli: { modules: ['api', 'rollout'], packages: true },
   analysis: { modules: ['api', 'kube'], packages: true },
   // Routers are pure: objects in, apply bodies out (kube only for its types and resource names).
   traffic: { modules: ['api', 'kube'], packages: false },
