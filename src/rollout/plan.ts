@@ -22,10 +22,15 @@ const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, Anal
 export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan {
   const strategy = strategyOf(o.rollout.spec.strategy, strategies);
   const problems = [
-    ...specProblems(o.rollout, o.services, {
-      templates: o.analysisTemplates ?? NO_TEMPLATES,
-      clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
-    }),
+    ...specProblems(
+      o.rollout,
+      o.services,
+      {
+        templates: o.analysisTemplates ?? NO_TEMPLATES,
+        clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+      },
+      strategies,
+    ),
     ...(strategy?.observedProblems(o) ?? []),
   ];
   if (problems.length > 0) return planInvalid(o, problems);

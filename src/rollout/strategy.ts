@@ -5,7 +5,8 @@
  * through the table in strategies.ts, then orders the writes (order.ts) and drops a status write
  * that changes nothing. A new strategy is one folder beside canary/ plus one table entry.
  */
-import type { RolloutStatus } from '../api/index.ts';
+import type { Rollout, RolloutStatus } from '../api/index.ts';
+import type { TemplateMaps } from '../api/rollout-rules.ts';
 import type { Fragment } from './order.ts';
 import type { Observed } from './types.ts';
 
@@ -17,6 +18,9 @@ export interface StrategyPlan {
 }
 
 export interface Strategy {
+  /** Its own rules beyond the schema, without a cluster (validate.ts adds the common ones and
+   *  the Services); `templates` undefined: analyses are not checked. */
+  specProblems(rollout: Rollout, templates?: TemplateMaps): readonly string[];
   /** Problems in what the shell observed that only this strategy looks at (its router's
    *  objects); any problem makes the Rollout InvalidSpec, as a spec problem does. */
   observedProblems(o: Observed): readonly string[];

@@ -12,14 +12,14 @@ import { getCondition } from '../conditions.ts';
 import { normal, warning } from '../events.ts';
 import type { Progress } from '../progress.ts';
 import type { EventWrite } from '../types.ts';
-import type { StepContext, StepOutcome } from './step-decision.ts';
+import type { Complete, StepContext, StepOutcome } from './step-decision.ts';
 
 export function approvalStepDecision(
   c: StepContext,
   p: Progress,
   w: ApprovalWait,
   stepCount: number,
-  completed: (before?: readonly EventWrite[], more?: Partial<Progress>) => StepOutcome,
+  completed: Complete,
 ): StepOutcome {
   const { now, records } = c;
   const at = `step ${w.index + 1}/${stepCount}`;

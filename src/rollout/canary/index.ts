@@ -3,4 +3,5 @@
  * vocabulary (for the public surface). Everything else in canary/ is its own business.
  */
 export { canaryStrategy } from './plan.ts';
-export { stepLabel, weightAt as setWeightAt } from './steps.ts';
+export { setWeightAt } from './steps.ts';
+export { stepLabel } from './step-kinds.ts';

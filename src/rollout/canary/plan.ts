@@ -34,14 +34,17 @@ import type { Observed } from '../types.ts';
 import { canaryStatus, storedAnalysisStatuses } from './status.ts';
 import { promote, stepDecision } from './step-decision.ts';
 import type { StepNotes, StepOutcome } from './step-decision.ts';
+import { STEP_KINDS, kindOf } from './step-kinds.ts';
 import { stepsHash } from './steps.ts';
 import { targets } from './targets.ts';
+import { canaryProblems } from './validate.ts';
 import type { Targets } from './targets.ts';
 import { desiredTraffic, maxTrafficWeight, planTraffic, routed } from './traffic.ts';
 
 const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
 
 export const canaryStrategy: Strategy = {
+  specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
   // The router's objects (missing route, backends not found, claimed by another Rollout).
   observedProblems: (o) => (routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : []),
   plan: planCanary,
@@ -199,10 +202,11 @@ function planCanary(o: Observed): StrategyPlan {
   };
 }
 
-/** A pause or an approval step: time spent there is not lack of progress. */
+/** A step that waits on purpose (a pause, an approval): time spent there is not lack of
+ *  progress. */
 function waitsOnPurpose(canary: CanaryStrategy, progress: Progress): boolean {
-  const step = canary.steps?.[progress.stepIndex];
-  return step?.pause !== undefined || step?.approval !== undefined;
+  const kind = kindOf(canary.steps?.[progress.stepIndex]);
+  return kind !== undefined && STEP_KINDS[kind].waitsOnPurpose;
 }
 
 /** Answers the RolloutApprovals not yet answered; the records this pass judges and writes. */

@@ -1,8 +1,8 @@
 /**
- * The step decision of a canary pass: setWeight and setCanaryScale steps complete once the
- * ReplicaSets are at their counts, pauses wait (for their duration or a person), analysis steps
- * for their run's verdict, approval steps for people (approval-step.ts); and the full promotion
- * at the end (the canary becomes the stable). Each returns the progress after it and a Fragment
+ * The step decision of a canary pass, by how the step's kind completes (step-kinds.ts): at the
+ * ReplicaSets' counts (setWeight, setCanaryScale, routes), when its pause ends (its duration or
+ * a person), when its analysis run passed, when people approved (approval-step.ts); and the full
+ * promotion at the end (the canary becomes the stable). Each returns the progress after it and a Fragment
  * (its events, its requeue time, the old stable's hold on promotion).
  */
 import { PauseReason, Reason } from '../../api/index.ts';
@@ -16,7 +16,7 @@ import { rescaledBody } from '../replicasets.ts';
 import type { Condition } from '../../api/index.ts';
 import type { EventWrite } from '../types.ts';
 import { approvalStepDecision } from './approval-step.ts';
-import { stepLabel } from './steps.ts';
+import { STEP_KINDS, kindOf, stepLabel } from './step-kinds.ts';
 
 const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
@@ -32,6 +32,10 @@ export interface StepOutcome {
   readonly fragment: Fragment;
   readonly notes?: StepNotes;
 }
+
+/** Completes the step in force: the next one is in force; `before` is said before the step's
+ *  completion event, `more` changes the progress too. */
+export type Complete = (before?: readonly EventWrite[], more?: Partial<Progress>) => StepOutcome;
 
 export interface StepContext {
   readonly now: number;
@@ -54,21 +58,39 @@ export function stepDecision(
     ...stepCompletedEvent(index, steps.length, stepLabel(step)),
     subject: { step: index, revision: c.hash },
   };
-  /** The step is behind: the next one is in force; `before` is said first. */
-  const completed = (before: readonly EventWrite[] = [], more: Partial<Progress> = {}) => ({
+  const completed: Complete = (before = [], more = {}) => ({
     progress: { ...p, ...more, stepIndex: index + 1 },
     fragment: { events: [...before, stepCompleted] },
   });
   const stay: StepOutcome = { progress: p, fragment: {} };
-  if (step?.analysis !== undefined) return analysisVerdict === 'passed' ? completed() : stay;
-  if (step?.approval !== undefined) {
-    const wait = { step: step.approval, index, hash: c.hash };
-    return approvalStepDecision(c, p, wait, steps.length, completed);
+  const kind = kindOf(step);
+  const completes = kind === undefined ? 'atCounts' : STEP_KINDS[kind].completes;
+  switch (completes) {
+    case 'atCounts':
+      return atDesired ? completed() : stay;
+    case 'analysisPassed':
+      return analysisVerdict === 'passed' ? completed() : stay;
+    case 'approved': {
+      if (step?.approval === undefined) return stay;
+      const wait = { step: step.approval, index, hash: c.hash };
+      return approvalStepDecision(c, p, wait, steps.length, completed);
+    }
+    case 'pauseEnds':
+      return step?.pause === undefined ? stay : pauseDecision(c, p, step.pause, completed);
   }
-  if (step?.pause === undefined) return atDesired ? completed() : stay;
+}
+
+/** A pause step: paused on arrival; resumed by a person, or when its duration has passed. */
+function pauseDecision(
+  c: StepContext,
+  p: Progress,
+  pauseStep: { readonly duration?: number | string },
+  completed: Complete,
+): StepOutcome {
+  const stay: StepOutcome = { progress: p, fragment: {} };
   const now = c.now;
-  const duration =
-    step.pause.duration === undefined ? undefined : parsePauseDuration(step.pause.duration);
+  const { duration: spelled } = pauseStep;
+  const duration = spelled === undefined ? undefined : parsePauseDuration(spelled);
   const durationMs = duration?.ok === true ? duration.value : undefined;
   const pause = p.pauseConditions.find((x) => x.reason === PauseReason.CanaryPauseStep);
   const unpaused = {

@@ -1,10 +1,17 @@
-/** Reading canary steps: the weight and canary scale in force at a step index, step labels. */
+/** Reading canary steps: the weight and canary scale in force at a step index, the steps' hash.
+ *  What each kind of step means is step-kinds.ts. */
 import type { CanaryStep } from '../../api/index.ts';
-import type { CanaryScale } from './replicas.ts';
 import { podTemplateHash } from '../hash.ts';
+import type { CanaryScale } from './replicas.ts';
 
-/** Argo's GetCurrentSetWeight: the last setWeight at or before `index`; 100 past the end. */
-export function weightAt(steps: readonly CanaryStep[], index: number): number {
+/**
+ * The one "setWeight at index" (Argo's GetCurrentSetWeight over the steps): the last setWeight
+ * at or before `index`, 0 if none is; 100 once `index` is past the last step (every step is
+ * behind: all of it). Callers with another rule for the end say so at the call site: traffic
+ * wants the last weight the steps set (`setWeightAt(steps, steps.length - 1)`), the plugin 0 for
+ * an aborted Rollout.
+ */
+export function setWeightAt(steps: readonly CanaryStep[], index: number): number {
   if (index >= steps.length) return 100;
   for (let i = index; i >= 0; i--) {
     const weight = steps[i]?.setWeight;
@@ -25,30 +32,6 @@ export function canaryScaleAt(
     if (scale !== undefined) return scale.matchTrafficWeight === true ? undefined : scale;
   }
   return undefined;
-}
-
-/** Human label for events and the plugin: "setWeight: 20", "pause: 30s", "pause". */
-export function stepLabel(step: CanaryStep | undefined): string {
-  if (step === undefined) return 'done';
-  if (step.setWeight !== undefined) return `setWeight: ${step.setWeight}`;
-  if (step.pause !== undefined) {
-    const d = step.pause.duration;
-    return d === undefined ? 'pause' : `pause: ${typeof d === 'number' ? `${d}s` : d}`;
-  }
-  if (step.setCanaryScale !== undefined) {
-    const s = step.setCanaryScale;
-    if (s.replicas !== undefined) return `setCanaryScale: replicas ${s.replicas}`;
-    if (s.weight !== undefined) return `setCanaryScale: weight ${s.weight}`;
-    return 'setCanaryScale: matchTrafficWeight';
-  }
-  if (step.analysis !== undefined) {
-    return `analysis: ${step.analysis.templates.map((t) => t.templateName).join(', ')}`;
-  }
-  if (step.approval !== undefined) {
-    const n = step.approval.minApprovals ?? 1;
-    return n === 1 ? 'approval' : `approval: ${n} approvers`;
-  }
-  return 'unknown';
 }
 
 /** Hash of the step list; a change restarts the steps (as in Argo). */

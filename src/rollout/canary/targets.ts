@@ -13,7 +13,7 @@ import type { Revision } from '../revision.ts';
 import type { Observed } from '../types.ts';
 import { canaryCounts } from './replicas.ts';
 import type { CanaryScale, ReplicaCounts, RsCounts } from './replicas.ts';
-import { canaryScaleAt, weightAt } from './steps.ts';
+import { canaryScaleAt, setWeightAt } from './steps.ts';
 import { maxTrafficWeight, routed } from './traffic.ts';
 
 const DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS = 30;
@@ -54,7 +54,7 @@ export function targets(
       ? max
       : progress.abort
         ? 0
-        : weightAt(steps, progress.stepIndex);
+        : setWeightAt(steps, progress.stepIndex);
   const scale =
     steady || progress.abort || done ? undefined : canaryScaleAt(steps, progress.stepIndex);
   const held = others.filter((rs) => heldUntil(rs) > o.now);

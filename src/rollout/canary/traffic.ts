@@ -25,6 +25,7 @@ import type { Fragment } from '../order.ts';
 import type { Progress } from '../progress.ts';
 import type { Revision } from '../revision.ts';
 import { available } from '../revision.ts';
+import { setWeightAt } from './steps.ts';
 
 export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
 
@@ -97,18 +98,10 @@ export function sameTraffic(a: TrafficState, b: TrafficState): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** Argo's GetCurrentSetWeight for traffic: the last setWeight at or before `index`, else 0. */
-function setWeightAt(steps: readonly CanaryStep[], index: number): number {
-  for (let i = Math.min(index, steps.length - 1); i >= 0; i--) {
-    const weight = steps[i]?.setWeight;
-    if (weight !== undefined) return weight;
-  }
-  return 0;
-}
-
-/** The last setWeight strictly before `index` (the weight whose pods already stand), else 0. */
+/** The last setWeight strictly before `index` (the weight whose pods already stand), else 0;
+ *  `index` at most steps.length, so index - 1 is a step and never "past the end". */
 function previousSetWeight(steps: readonly CanaryStep[], index: number): number {
-  return index <= 0 ? 0 : setWeightAt(steps, index - 1);
+  return index <= 0 ? 0 : setWeightAt(steps, Math.min(index, steps.length) - 1);
 }
 
 /** Header and mirror routes set by the steps before `index`, in managedRoutes order. */

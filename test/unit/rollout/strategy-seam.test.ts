@@ -17,6 +17,7 @@ import type { Strategy } from '../../../src/rollout/strategy.ts';
 /** Recreate, in full: old ReplicaSets to 0; once their pods are gone, the new one to full size;
  *  the stable Service follows the new pods once they are all available. */
 const recreate: Strategy = {
+  specProblems: () => [],
   observedProblems: () => [],
   plan(o) {
     const replicas = o.rollout.spec.replicas ?? 1;
