@@ -19,7 +19,7 @@ import type { Observed, Write } from './types.ts';
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
 /** The writes that bring one ReplicaSet to a count (none when it is there already). */
-export interface ScaleWrite {
+interface ScaleWrite {
   readonly grows: boolean;
   readonly writes: readonly Write[];
 }
@@ -84,7 +84,7 @@ export function scaleReplicaSets(
   return { fragment: { writes: { scaleUp, scaleDown } }, scaled };
 }
 
-export function scaleTo(
+function scaleTo(
   rs: ReplicaSet,
   replicas: number,
   role: PodMetadata | undefined,

@@ -53,7 +53,7 @@ export function nextRevision(replicaSets: readonly ReplicaSet[]): number {
   return replicaSets.reduce((max, rs) => Math.max(max, revisionOf(rs)), 0) + 1;
 }
 
-export function replicaSetName(rolloutName: string, hash: string): string {
+function replicaSetName(rolloutName: string, hash: string): string {
   return `${rolloutName}-${hash}`;
 }
 

@@ -27,7 +27,7 @@ import type { Revision } from '../revision.ts';
 import { available } from '../revision.ts';
 import { setWeightAt } from './steps.ts';
 
-export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
+const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
 
 export function routed(canary: CanaryStrategy): boolean {
   return canary.trafficRouting !== undefined;
@@ -94,7 +94,7 @@ export function planTraffic(
   return { writes: down ? { trafficDown: [write] } : { trafficUp: [write] } };
 }
 
-export function sameTraffic(a: TrafficState, b: TrafficState): boolean {
+function sameTraffic(a: TrafficState, b: TrafficState): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 

@@ -15,7 +15,7 @@ import type {
   RsCounts,
   TrafficWeights,
 } from '../../../src/rollout/canary/replicas.ts';
-import { resolveSurgeUnavailable } from '../../../src/rollout/intorpercent.ts';
+import { resolveSurgeUnavailable } from '../../../src/api/intorpercent.ts';
 
 type Pods = readonly [spec: number, available: number];
 const rs = ([spec, available]: Pods): RsCounts => ({ spec, available });
