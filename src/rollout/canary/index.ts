@@ -4,4 +4,5 @@
  */
 export { canaryStrategy } from './plan.ts';
 export { setWeightAt } from './steps.ts';
-export { stepLabel } from './step-kinds.ts';
+export { STEP_KINDS, kindOf, stepLabel } from './step-kinds.ts';
+export type { StepKind, StepKindRow } from './step-kinds.ts';
