@@ -13,7 +13,7 @@ import type { Logger } from '../kube/log.ts';
 import { NotificationKind, parseSubscriptions } from '../notify/index.ts';
 import type { Notification, Notifier, NotifyConfig } from '../notify/index.ts';
 import { anyoneMay } from '../rollout/approval.ts';
-import { parsePauseDuration } from '../rollout/duration.ts';
+import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
 
 export interface NotificationBridgeDeps {

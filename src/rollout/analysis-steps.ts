@@ -1,20 +1,21 @@
 /**
- * This pass's analysis decisions for a canary in flight: the step run's verdict (the step
+ * This pass's analysis decisions for an update in flight: the step run's verdict (the step
  * decision reads it), an abort when a step or background run failed, a pause when one turned
- * Inconclusive (a promote then goes on), the runs to create, terminate and delete, and what
- * `status.canary` reports about them. Pure.
+ * Inconclusive (a promote then goes on), the runs to create, terminate and delete (stage
+ * analysisRuns), and the run statuses the strategy reports in its status. Strategy-neutral: the
+ * strategy says which analysis the step in force asks for and which runs its status holds. Pure.
  */
 import { PauseReason, Reason } from '../api/index.ts';
 import type {
   AnalysisRun,
   BackgroundAnalysis,
-  CanaryStep,
+  RolloutAnalysis,
   RolloutAnalysisRunStatus,
-  RolloutStatus,
 } from '../api/index.ts';
 import type { HistoryLimits, Tracked, Verdict } from './analysis.ts';
 import { runEvent, tidyRuns, trackRun } from './analysis.ts';
 import type { RunContext } from '../api/analysis-run.ts';
+import type { Fragment } from './order.ts';
 import type { Progress } from './progress.ts';
 import type { Write } from './types.ts';
 
@@ -27,13 +28,15 @@ export interface AnalysisPlanInput {
   readonly ctx: RunContext;
   readonly runs: readonly AnalysisRun[];
   readonly progress: Progress;
-  readonly steps: readonly CanaryStep[];
+  /** The analysis the step at progress.stepIndex asks for, if it is an analysis step. */
+  readonly stepAnalysis?: RolloutAnalysis;
   readonly background?: BackgroundAnalysis;
   /** Steps are being walked: not steady, not aborted, not done, not paused by spec. */
   readonly inFlight: boolean;
   /** This pass retries an aborted update: earlier runs are history, not verdicts. */
   readonly retrying: boolean;
-  readonly stored: RolloutStatus;
+  /** The run statuses stored in status by the last pass. */
+  readonly stored: AnalysisStatuses;
   readonly limits: HistoryLimits;
   readonly now: number;
 }
@@ -44,17 +47,12 @@ export interface AnalysisPlan {
   readonly stepVerdict?: Verdict;
   readonly abortMessage?: string;
   readonly statuses: AnalysisStatuses;
-  readonly writes: readonly Write[];
-  readonly events: readonly Write[];
+  /** The run writes (stage analysisRuns) and the events about the runs. */
+  readonly fragment: Fragment;
 }
 
 export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
-  const storedStatuses: AnalysisStatuses = i.retrying
-    ? {}
-    : {
-        step: i.stored.canary?.currentStepAnalysisRunStatus,
-        background: i.stored.canary?.currentBackgroundAnalysisRunStatus,
-      };
+  const storedStatuses: AnalysisStatuses = i.retrying ? {} : i.stored;
   let progress = i.progress;
   const writes: Write[] = [];
   const events: Write[] = [];
@@ -85,7 +83,7 @@ export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
 
   if (i.inFlight) {
     const index = progress.stepIndex;
-    const stepAnalysis = i.steps[index]?.analysis;
+    const stepAnalysis = i.stepAnalysis;
     if (stepAnalysis !== undefined) {
       const tracked = judge(
         trackRun(i.ctx, i.runs, stepAnalysis, 'Step', storedStatuses.step, index),
@@ -130,18 +128,20 @@ export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
     ...(stepVerdict !== undefined ? { stepVerdict } : {}),
     ...(abortMessage !== undefined ? { abortMessage } : {}),
     statuses: shown,
-    writes,
-    events:
-      abortMessage !== undefined && events.length === 0
-        ? [
-            {
-              kind: 'event',
-              type: 'Warning',
-              reason: Reason.AnalysisRunError,
-              message: abortMessage,
-            },
-          ]
-        : events,
+    fragment: {
+      writes: { analysisRuns: writes },
+      events:
+        abortMessage !== undefined && events.length === 0
+          ? [
+              {
+                kind: 'event',
+                type: 'Warning',
+                reason: Reason.AnalysisRunError,
+                message: abortMessage,
+              },
+            ]
+          : events,
+    },
   };
 }
 

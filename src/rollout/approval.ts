@@ -16,7 +16,7 @@ import type {
   RolloutApproval,
   RolloutApprovalStatus,
 } from '../api/index.ts';
-import { parsePauseDuration } from './duration.ts';
+import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventWrite, Write } from './types.ts';
 
 /** The approval step a Rollout waits at this pass. */
@@ -47,7 +47,7 @@ export interface RequestsResult {
   readonly events: readonly Write[];
 }
 
-export const requestRef = (name: string): string => `RolloutApproval/${name}`;
+const requestRef = (name: string): string => `RolloutApproval/${name}`;
 
 /** Records and refuses the RolloutApprovals not yet answered. */
 export function takeRequests(i: RequestsInput): RequestsResult {
@@ -259,7 +259,7 @@ export function judgeApproval(
 }
 
 /** When the wait that started at `startedAt` ends; undefined without (a valid) timeout. */
-export function approvalDeadline(step: ApprovalStep, startedAt: number): number | undefined {
+function approvalDeadline(step: ApprovalStep, startedAt: number): number | undefined {
   if (step.timeout === undefined) return undefined;
   const parsed = parsePauseDuration(step.timeout);
   return parsed.ok ? startedAt + parsed.value : undefined;

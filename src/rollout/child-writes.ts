@@ -1,55 +1,72 @@
 /**
- * Writes to a rollout's children: a ReplicaSet to its count and role metadata, old ReplicaSets
- * beyond revisionHistoryLimit deleted, the canary and stable Services pinned to their hashes,
- * running pods given their role's ephemeral metadata.
+ * Writes to a rollout's children, strategy-neutral: a ReplicaSet to its count and role metadata,
+ * old ReplicaSets beyond revisionHistoryLimit deleted, the Rollout's Services (by role,
+ * servicesOf) pinned to their hashes, running pods given their role's ephemeral metadata. Each
+ * returns a Fragment (its writes by stage, each event after the write it describes); the strategy
+ * decides the counts, the metadata of each role and the hash each Service role selects.
  */
-import { Reason } from '../api/index.ts';
-import type { CanaryStrategy, ReplicaSet } from '../api/index.ts';
-import { normal, type Pass } from './pass.ts';
+import { POD_TEMPLATE_HASH_LABEL, Reason } from '../api/index.ts';
+import type { PodMetadata, ReplicaSet, Rollout } from '../api/index.ts';
+import { normal } from './events.ts';
+import type { Fragment } from './order.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
-import type { Progress } from './progress.ts';
 import { replicaSetBody, replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
-import type { ReplicaCounts } from './replicas.ts';
 import type { Revision } from './revision.ts';
-import { pinService } from './services.ts';
-import type { Write } from './types.ts';
+import { pinService, servicesOf } from './services.ts';
+import type { ServiceRole } from './services.ts';
+import type { Observed, Write } from './types.ts';
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
 /** The writes that bring one ReplicaSet to a count (none when it is there already). */
-export interface ScaleWrite {
+interface ScaleWrite {
   readonly grows: boolean;
   readonly writes: readonly Write[];
 }
 
+/** The counts a pass aims at: the current template's ReplicaSet, the stable, and the movable
+ *  older ones in order. */
+export interface ChildCounts {
+  readonly current: number;
+  readonly stable: number;
+  readonly others: readonly number[];
+}
+
+/** The pod metadata of each role: the template being rolled out (a canary, a preview) and the
+ *  stable one. */
+export interface RoleMetadata {
+  readonly current?: PodMetadata;
+  readonly stable?: PodMetadata;
+}
+
 /**
- * Every ReplicaSet to its count, the canary created if missing. Every scale-up is written before
- * any scale-down, so capacity never dips between two writes (an abort grows the stable before it
- * shrinks the canary); the stable grows first. Returns whether any ReplicaSet is written.
+ * Every ReplicaSet to its count, the current one created if missing. Scale-ups go in stage
+ * scaleUp, scale-downs in scaleDown (an abort grows the stable before it shrinks the canary);
+ * within a stage the stable comes first. `scaled`: some ReplicaSet is written.
  */
 export function scaleReplicaSets(
-  pass: Pass,
+  rollout: Rollout,
   where: Revision,
-  counts: ReplicaCounts,
+  counts: ChildCounts,
   movable: readonly ReplicaSet[],
-): boolean {
-  const { canary } = pass;
+  roles: RoleMetadata,
+): { readonly fragment: Fragment; readonly scaled: boolean } {
   const { steady, current, stable, hash, revision } = where;
-  const canaryRole = steady ? canary.stableMetadata : canary.canaryMetadata;
-  const otherRole = steady ? canary.canaryMetadata : canary.stableMetadata;
+  const currentRole = steady ? roles.stable : roles.current;
+  const otherRole = steady ? roles.current : roles.stable;
   const scales: ScaleWrite[] = [];
   if (stable !== undefined) {
-    scales.push(scaleTo(stable, counts.stable, canary.stableMetadata, canary.canaryMetadata));
+    scales.push(scaleTo(stable, counts.stable, roles.stable, roles.current));
   }
   if (current === undefined) {
-    const body = replicaSetBody(pass.o.rollout, {
+    const body = replicaSetBody(rollout, {
       hash,
-      replicas: counts.canary,
+      replicas: counts.current,
       revision,
-      roleMetadata: canaryRole,
+      roleMetadata: currentRole,
     });
     const name = body.metadata?.name;
-    const created = `Created ReplicaSet ${name} (revision ${revision}) with size ${counts.canary}`;
+    const created = `Created ReplicaSet ${name} (revision ${revision}) with size ${counts.current}`;
     scales.push({
       grows: true,
       writes: [
@@ -58,25 +75,20 @@ export function scaleReplicaSets(
       ],
     });
   } else {
-    scales.push(scaleTo(current, counts.canary, canaryRole, otherRole));
+    scales.push(scaleTo(current, counts.current, currentRole, otherRole));
   }
   movable.forEach((rs, i) => scales.push(scaleTo(rs, counts.others[i] ?? 0, undefined, undefined)));
-  let scaled = false;
-  for (const grows of [true, false]) {
-    for (const s of scales) {
-      if (s.grows !== grows) continue;
-      pass.writes.push(...s.writes);
-      scaled ||= s.writes.some((w) => w.kind === 'applyReplicaSet');
-    }
-  }
-  return scaled;
+  const scaleUp = scales.filter((s) => s.grows).flatMap((s) => s.writes);
+  const scaleDown = scales.filter((s) => !s.grows).flatMap((s) => s.writes);
+  const scaled = [...scaleUp, ...scaleDown].some((w) => w.kind === 'applyReplicaSet');
+  return { fragment: { writes: { scaleUp, scaleDown } }, scaled };
 }
 
-export function scaleTo(
+function scaleTo(
   rs: ReplicaSet,
   replicas: number,
-  role: CanaryStrategy['canaryMetadata'],
-  drop: CanaryStrategy['canaryMetadata'],
+  role: PodMetadata | undefined,
+  drop: PodMetadata | undefined,
 ): ScaleWrite {
   const body = rescaledBody(rs, { replicas, roleMetadata: role, dropMetadata: drop });
   const from = rs.spec?.replicas ?? 0;
@@ -96,67 +108,66 @@ export function scaleTo(
 
 /** Scaled-down ReplicaSets beyond revisionHistoryLimit, oldest first. */
 export function deleteOldReplicaSets(
-  pass: Pass,
   others: readonly ReplicaSet[],
   held: readonly ReplicaSet[],
   limit = DEFAULT_REVISION_HISTORY_LIMIT,
-): void {
-  others.forEach((rs, i) => {
-    if (i < limit || held.includes(rs)) return;
-    if ((rs.spec?.replicas ?? 0) > 0 || (rs.status?.replicas ?? 0) > 0) return;
-    pass.writes.push(
+): Fragment {
+  const deleteOld = others.flatMap((rs, i): Write[] => {
+    if (i < limit || held.includes(rs)) return [];
+    if ((rs.spec?.replicas ?? 0) > 0 || (rs.status?.replicas ?? 0) > 0) return [];
+    return [
       { kind: 'deleteReplicaSet', name: rs.metadata?.name ?? '' },
       normal(
         Reason.DeletedOldReplicaSet,
         `Deleted old ReplicaSet ${rs.metadata?.name} (revision ${revisionOf(rs)})`,
       ),
-    );
+    ];
   });
+  return { writes: { deleteOld } };
 }
 
+/** Each Service the Rollout names pinned to the hash its role selects (a role without a hash
+ *  is left alone); in servicesOf order. */
 export function pinServices(
-  pass: Pass,
-  p: Progress,
-  hash: string,
-  steady: boolean,
-  current: ReplicaSet | undefined,
-): void {
-  const { o, canary } = pass;
-  const name = o.rollout.metadata.name ?? '';
-  const canaryLive =
-    !steady && !p.abort && current !== undefined && (current.status?.availableReplicas ?? 0) > 0;
-  const targets: [string | undefined, string][] = [
-    [canary.canaryService, canaryLive ? hash : p.stableHash],
-    [canary.stableService, p.stableHash],
-  ];
-  for (const [serviceName, target] of targets) {
-    const service = serviceName === undefined ? undefined : o.services.get(serviceName);
-    if (service === undefined) continue;
-    const change = pinService(service, target, name);
-    if (change === undefined) continue;
-    pass.writes.push(
+  o: Observed,
+  hashByRole: Partial<Readonly<Record<ServiceRole, string>>>,
+): Fragment {
+  const rolloutName = o.rollout.metadata.name ?? '';
+  const services = servicesOf(o.rollout).flatMap(({ role, name }): Write[] => {
+    const target = hashByRole[role];
+    const service = o.services.get(name);
+    if (target === undefined || service === undefined) return [];
+    const change = pinService(service, target, rolloutName);
+    if (change === undefined) return [];
+    return [
       { kind: 'applyService', body: change.body },
       normal(
         Reason.SwitchService,
-        `Switched selector for service '${serviceName}' from '${change.from ?? ''}' to '${change.to}'`,
+        `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
       ),
-    );
-  }
+    ];
+  });
+  return { writes: { services } };
 }
 
-export function patchPodRoles(pass: Pass, stableHash: string, hash: string): void {
-  const { o, canary } = pass;
-  if (canary.canaryMetadata === undefined && canary.stableMetadata === undefined) return;
-  for (const pod of o.pods) {
-    if (pod.metadata?.deletionTimestamp) continue;
-    const podHash = pod.metadata?.labels?.['rollouts-pod-template-hash'];
-    const role = podHash === stableHash ? 'stable' : podHash === hash ? 'canary' : undefined;
-    if (role === undefined) continue;
+/** Running pods of the stable and current hashes patched to their role's metadata. */
+export function patchPodRoles(
+  o: Observed,
+  roles: RoleMetadata,
+  stableHash: string,
+  hash: string,
+): Fragment {
+  if (roles.current === undefined && roles.stable === undefined) return {};
+  const podMetadata = o.pods.flatMap((pod): Write[] => {
+    if (pod.metadata?.deletionTimestamp) return [];
+    const podHash = pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+    const role = podHash === stableHash ? 'stable' : podHash === hash ? 'current' : undefined;
+    if (role === undefined) return [];
     const patch =
       role === 'stable'
-        ? podMetadataPatch(pod, canary.stableMetadata, canary.canaryMetadata)
-        : podMetadataPatch(pod, canary.canaryMetadata, canary.stableMetadata);
-    if (patch)
-      pass.writes.push({ kind: 'patchPodMetadata', name: pod.metadata?.name ?? '', patch });
-  }
+        ? podMetadataPatch(pod, roles.stable, roles.current)
+        : podMetadataPatch(pod, roles.current, roles.stable);
+    return patch ? [{ kind: 'patchPodMetadata', name: pod.metadata?.name ?? '', patch }] : [];
+  });
+  return { writes: { podMetadata } };
 }

@@ -4,11 +4,9 @@
  */
 import { canonicalJson } from '../api/canonical-json.ts';
 
-export { canonicalJson };
-
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export function fnv1a32(text: string): number {
+function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
   const bytes = new TextEncoder().encode(text);
   for (const byte of bytes) {
@@ -18,7 +16,7 @@ export function fnv1a32(text: string): number {
   return hash >>> 0;
 }
 
-export function safeEncode(n: number): string {
+function safeEncode(n: number): string {
   let out = '';
   let v = n;
   do {

@@ -6,4 +6,8 @@ export { plan } from './plan.ts';
 export type { Observed, Plan, Write } from './types.ts';
 export { servicesOf } from './services.ts';
 export type { ServiceRef, ServiceRole } from './services.ts';
-export { stepLabel, weightAt as setWeightAt } from './steps.ts';
+// The canary's step vocabulary: what each kind of step means, its label, the weight at an index.
+export { STEP_KINDS, kindOf, stepLabel, setWeightAt } from './canary/index.ts';
+export type { StepKind, StepKindRow } from './canary/index.ts';
+export { rolloutRuleProblems } from './validate.ts';
+export type { TemplateMaps } from './validate.ts';

@@ -68,7 +68,7 @@ export interface ProgressingResult {
  * unset), so a pass never mistakes a zero it wrote for a change. The step index counts only when
  * both sides have one (a Rollout without steps writes none).
  */
-export function progressMade(prev: RolloutStatus, next: ProgressFields): boolean {
+function progressMade(prev: RolloutStatus, next: ProgressFields): boolean {
   const n = (v: number | undefined): number => v ?? 0;
   const stepMoved =
     prev.currentStepIndex !== undefined &&

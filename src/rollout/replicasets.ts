@@ -11,7 +11,6 @@ import {
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../api/index.ts';
 import type { PodMetadata, ReplicaSet, Rollout } from '../api/index.ts';
-import type { RsCounts } from './replicas.ts';
 
 export interface Classified {
   /** Template == spec.template (the canary while a rollout is in flight). */
@@ -29,11 +28,6 @@ export function hashOf(rs: ReplicaSet): string | undefined {
 export function revisionOf(rs: ReplicaSet): number {
   const n = Number(rs.metadata?.annotations?.[REVISION_ANNOTATION]);
   return Number.isSafeInteger(n) ? n : 0;
-}
-
-export function countsOf(rs: ReplicaSet | undefined): RsCounts | undefined {
-  if (rs === undefined) return undefined;
-  return { spec: rs.spec?.replicas ?? 0, available: rs.status?.availableReplicas ?? 0 };
 }
 
 export function classify(
@@ -59,7 +53,7 @@ export function nextRevision(replicaSets: readonly ReplicaSet[]): number {
   return replicaSets.reduce((max, rs) => Math.max(max, revisionOf(rs)), 0) + 1;
 }
 
-export function replicaSetName(rolloutName: string, hash: string): string {
+function replicaSetName(rolloutName: string, hash: string): string {
   return `${rolloutName}-${hash}`;
 }
 

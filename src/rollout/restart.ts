@@ -3,8 +3,14 @@
  * (eviction honours PodDisruptionBudgets), stable ReplicaSet first, then the current one, then
  * older ones; oldest pods first. Done when no such pod is left: status.restartedAt = restartAt.
  */
-import type { Pod } from '../api/index.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+import type { Pod, ReplicaSet } from '../api/index.ts';
+import { POD_TEMPLATE_HASH_LABEL, Reason } from '../api/index.ts';
+import { normal } from './events.ts';
+import type { Fragment } from './order.ts';
+import { hashOf } from './replicasets.ts';
+import type { Revision } from './revision.ts';
+import { available } from './revision.ts';
+import type { Observed } from './types.ts';
 
 export interface RestartInput {
   readonly restartAt?: string;
@@ -50,4 +56,55 @@ function created(pod: Pod): number {
 function rank(pod: Pod, order: readonly string[]): number {
   const index = order.indexOf(pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] ?? '');
   return index < 0 ? order.length : index;
+}
+
+/**
+ * restartAt for a pass: the evictions (stage evictions; none while a ReplicaSet is being scaled),
+ * the event when the restart completes, and when to look again.
+ */
+export function planRestart(
+  o: Observed,
+  where: Revision,
+  stableHash: string,
+  maxUnavailable: number,
+  scaled: boolean,
+): { readonly decision: RestartDecision; readonly fragment: Fragment } {
+  const { rollout, now, pods, replicaSets } = o;
+  const restartedAt = rollout.status?.restartedAt;
+  const decision = decideRestart({
+    restartAt: rollout.spec.restartAt,
+    restartedAt,
+    now,
+    pods,
+    hashOrder: [stableHash, where.hash, ...where.others.map((rs) => hashOf(rs) ?? '')],
+    maxUnavailable,
+    unavailable: unavailableCount(replicaSets),
+  });
+  const restarted =
+    decision.restartedAt !== undefined && decision.restartedAt !== restartedAt
+      ? [
+          normal(
+            Reason.RolloutRestarted,
+            `Restarted all pods created before ${decision.restartedAt}`,
+          ),
+        ]
+      : [];
+  const evictions = scaled
+    ? []
+    : decision.evict.map((name) => ({ kind: 'evictPod' as const, name }));
+  return {
+    decision,
+    fragment: {
+      writes: { evictions },
+      events: restarted,
+      requeueAt: decision.requeueAt === undefined ? [] : [decision.requeueAt],
+    },
+  };
+}
+
+function unavailableCount(rss: readonly ReplicaSet[]): number {
+  return Math.max(
+    0,
+    rss.reduce((n, rs) => n + (rs.spec?.replicas ?? 0) - available(rs), 0),
+  );
 }

@@ -2,17 +2,18 @@
  * Where a canary pass starts from: the template's hash and revision, the ReplicaSets sorted into
  * current, stable and others, and the step progress this pass begins with (a new template or
  * steps restart them, a fresh abort or retry is recorded, a return to stable settles them), with
- * the events that say so. Pure.
+ * the events that say so. Strategy-neutral: the strategy gives its step count and steps hash
+ * (none for a strategy without steps). Pure.
  */
 import { PauseReason, Reason } from '../api/index.ts';
 import type { ReplicaSet } from '../api/index.ts';
 import { podTemplateHash } from './hash.ts';
-import { normal, warning } from './pass.ts';
-import type { Pass } from './pass.ts';
+import { normal, warning } from './events.ts';
+import type { Fragment } from './order.ts';
 import { readProgress, restartSteps, settled } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { classify, hashOf, nextRevision, revisionOf } from './replicasets.ts';
-import { stepsHash } from './steps.ts';
+import type { EventWrite, Observed } from './types.ts';
 
 export interface Revision {
   readonly hash: string;
@@ -25,10 +26,22 @@ export interface Revision {
   readonly others: readonly ReplicaSet[];
 }
 
-export function locate(pass: Pass): { where: Revision; progress: Progress } {
-  const { rollout, replicaSets } = pass.o;
+/** The strategy's steps, as far as where a pass starts from is concerned. */
+export interface StepsShape {
+  readonly count: number;
+  /** A change of steps restarts them (as a new template does). */
+  readonly hash: string;
+}
+
+export interface Located {
+  readonly where: Revision;
+  readonly progress: Progress;
+  readonly fragment: Fragment;
+}
+
+export function locate(o: Observed, steps: StepsShape): Located {
+  const { rollout, replicaSets } = o;
   const status = rollout.status ?? {};
-  const steps = pass.canary.steps ?? [];
   const hash = podTemplateHash(rollout.spec.template, status.collisionCount ?? 0);
   const progress = readProgress(status, status.stableRS ?? initialStable(replicaSets, hash));
   const steady = hash === progress.stableHash;
@@ -39,41 +52,50 @@ export function locate(pass: Pass): { where: Revision; progress: Progress } {
   );
   const where: Revision = {
     hash,
-    stepsHash: stepsHash(steps),
+    stepsHash: steps.hash,
     revision: current ? revisionOf(current) : nextRevision(replicaSets),
     steady,
     current,
     stable,
     others,
   };
-  return { where, progress: startingProgress(pass, where, progress) };
+  const start = startingProgress(o, where, progress, steps.count);
+  return { where, progress: start.progress, fragment: { events: start.events } };
 }
 
 /** The progress this pass starts from, and the event for a transition it records. */
-function startingProgress(pass: Pass, where: Revision, progress: Progress): Progress {
-  const status = pass.o.rollout.status ?? {};
-  const steps = pass.canary.steps ?? [];
+function startingProgress(
+  o: Observed,
+  where: Revision,
+  progress: Progress,
+  stepCount: number,
+): { progress: Progress; events: readonly EventWrite[] } {
+  const status = o.rollout.status ?? {};
   const { hash, revision } = where;
   if (where.steady) {
-    if (status.currentPodHash !== undefined && status.currentPodHash !== hash) {
-      pass.after.push(
-        normal(
-          Reason.RolloutUpdated,
-          `Rollout went back to the stable revision ${revision} (${hash}): steps skipped`,
-        ),
-      );
-    }
-    return settled(progress, steps.length);
+    const back =
+      status.currentPodHash !== undefined && status.currentPodHash !== hash
+        ? [
+            normal(
+              Reason.RolloutUpdated,
+              `Rollout went back to the stable revision ${revision} (${hash}): steps skipped`,
+            ),
+          ]
+        : [];
+    return { progress: settled(progress, stepCount), events: back };
   }
   if (status.currentPodHash !== hash || status.currentStepHash !== where.stepsHash) {
-    pass.after.push(normal(Reason.RolloutUpdated, `Rollout updated to revision ${revision}`));
-    return restartSteps(progress);
+    return {
+      progress: restartSteps(progress),
+      events: [normal(Reason.RolloutUpdated, `Rollout updated to revision ${revision}`)],
+    };
   }
   if (progress.abort && progress.abortedAt === undefined) {
-    pass.after.push(
-      warning(Reason.RolloutAborted, `Rollout aborted update to revision ${revision}`),
+    const aborted = warning(
+      Reason.RolloutAborted,
+      `Rollout aborted update to revision ${revision}`,
     );
-    return {
+    const next: Progress = {
       ...progress,
       stepIndex: 0,
       // Our pauses go with the steps; a person's pause holds until they resume.
@@ -81,13 +103,15 @@ function startingProgress(pass: Pass, where: Revision, progress: Progress): Prog
         (c) => c.reason === PauseReason.PausedByUser,
       ),
       controllerPause: false,
-      abortedAt: new Date(pass.o.now).toISOString(),
+      abortedAt: new Date(o.now).toISOString(),
     };
+    return { progress: next, events: [aborted] };
   }
   if (!progress.abort && status.abortedAt !== undefined) {
-    pass.after.push(normal(Reason.RolloutRetry, `Rollout retrying update to revision ${revision}`));
+    const retry = normal(Reason.RolloutRetry, `Rollout retrying update to revision ${revision}`);
+    return { progress, events: [retry] };
   }
-  return progress;
+  return { progress, events: [] };
 }
 
 /** No stableRS yet: the first template is stable at once (a first deploy has no steps); if

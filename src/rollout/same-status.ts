@@ -3,7 +3,7 @@
  * (server-side apply omits what we leave out; the plugin may have written `abort: false`), so a
  * settled Rollout compares equal and no write follows.
  */
-import { canonicalJson } from './hash.ts';
+import { canonicalJson } from '../api/canonical-json.ts';
 
 export function sameStatus(a: object, b: object): boolean {
   return canonicalJson(normalize(a)) === canonicalJson(normalize(b));

@@ -45,6 +45,8 @@ export type ServiceRole = 'canary' | 'stable' | 'active' | 'preview';
 export interface ServiceRef {
   readonly role: ServiceRole;
   readonly name: string;
+  /** The spec field that names it, for messages (`spec.strategy.canary.canaryService`). */
+  readonly field: string;
 }
 
 /** The Services a Rollout names, by role: the one place that knows which spec field names which
@@ -54,8 +56,13 @@ export function servicesOf(rollout: {
 }): readonly ServiceRef[] {
   const canary = rollout.spec?.strategy?.canary;
   const refs: ServiceRef[] = [];
-  if (canary?.canaryService) refs.push({ role: 'canary', name: canary.canaryService });
-  if (canary?.stableService) refs.push({ role: 'stable', name: canary.stableService });
+  const field = (key: keyof CanaryServiceNames): string => `spec.strategy.canary.${key}`;
+  if (canary?.canaryService !== undefined) {
+    refs.push({ role: 'canary', name: canary.canaryService, field: field('canaryService') });
+  }
+  if (canary?.stableService !== undefined) {
+    refs.push({ role: 'stable', name: canary.stableService, field: field('stableService') });
+  }
   return refs;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The status we own, assembled from the pass's decisions and the observed ReplicaSets:
  * counts, step bookkeeping, conditions (with the progress deadline) and the phase.
+ * Strategy-neutral: the strategy's own block (`status.canary`) comes built from the strategy.
  */
 import { ConditionType, Reason } from '../api/index.ts';
 import type {
@@ -14,9 +15,8 @@ import { getCondition, removeCondition, setCondition } from './conditions.ts';
 import { computePhase } from './phase.ts';
 import { progressingCondition } from './progressing.ts';
 import type { Refusal } from './progressing.ts';
-import type { AnalysisStatuses } from './analysis-steps.ts';
 import type { Progress } from './progress.ts';
-import { selectorString } from './selector.ts';
+import { selectorString } from '../api/selector.ts';
 import type { Write } from './types.ts';
 
 export interface StatusInput {
@@ -31,16 +31,14 @@ export interface StatusInput {
   readonly current?: ReplicaSet;
   readonly restartedAt?: string;
   readonly restartPending: boolean;
-  /** Actual canary weight (pods' share) while a canary is in flight. */
-  /** The traffic router's weights (canary, stable); absent for a basic canary. */
-  readonly weights?: { readonly canary: number; readonly stable: number };
+  /** The strategy's own status block, built by the strategy (`status.canary`). */
+  readonly strategyStatus: Pick<RolloutStatus, 'canary'>;
   readonly maxUnavailable: number;
   /** At a pause step: waiting there is not lack of progress. */
   readonly indefiniteStep: boolean;
   /** An older ReplicaSet is held by scaleDownDelaySeconds. */
   readonly waitingForScaleDown: boolean;
   readonly refusal?: Refusal;
-  readonly analysisStatuses?: AnalysisStatuses;
   /** Why an abort this pass happened (a failed analysis), for the Progressing message. */
   readonly abortMessage?: string;
   /** Why the rollout is paused, for the Paused condition (default "Rollout is paused"). */
@@ -133,7 +131,6 @@ export function buildStatus(i: StatusInput): StatusResult {
   });
   conditions = healthyCondition(conditions, phase === 'Healthy', nowIso);
 
-  const canary = spec.strategy.canary;
   const status: RolloutStatus = compact({
     phase,
     message,
@@ -154,7 +151,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     abortedAt: abort ? abortedAt : undefined,
     promoteFull: p.promoteFull,
     restartedAt: i.restartedAt,
-    canary: canaryStatus(i, canary?.canaryService, canary?.stableService),
+    canary: i.strategyStatus.canary,
     conditions: [...conditions],
     approvals: i.approvals?.length ? [...i.approvals] : undefined,
   });
@@ -242,35 +239,6 @@ function healthyCondition(
     },
     nowIso,
   );
-}
-
-/** status.canary: the router's weights (with traffic routing) and the analysis runs. */
-function canaryStatus(
-  i: StatusInput,
-  canaryService: string | undefined,
-  stableService: string | undefined,
-): RolloutStatus['canary'] {
-  const weights =
-    i.weights === undefined
-      ? undefined
-      : {
-          canary: compact({
-            weight: i.weights.canary,
-            podTemplateHash: i.hash,
-            serviceName: canaryService,
-          }),
-          stable: compact({
-            weight: i.weights.stable,
-            podTemplateHash: i.progress.stableHash,
-            serviceName: stableService,
-          }),
-        };
-  const out = compact({
-    weights,
-    currentStepAnalysisRunStatus: i.analysisStatuses?.step,
-    currentBackgroundAnalysisRunStatus: i.analysisStatuses?.background,
-  });
-  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** Argo's getReplicaFailures, plus a write of ours the API server refused: the refusal first,

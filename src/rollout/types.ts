@@ -26,7 +26,8 @@ export interface Observed {
   readonly replicaSets: readonly ReplicaSet[];
   /** Pods of those ReplicaSets (used for restartAt and ephemeral metadata). */
   readonly pods: readonly Pod[];
-  /** Services named by canaryService / stableService, by name; absent when not found. */
+  /** The Services the Rollout names (servicesOf: canary and stable), by name; absent when not
+   *  found. */
   readonly services: ReadonlyMap<string, Service>;
   /** AnalysisRuns whose controller owner is this Rollout (absent: none). */
   readonly analysisRuns?: readonly AnalysisRun[];

@@ -193,3 +193,25 @@ test('deploy/ holds what a user applies: no code but the tool that syncs the cha
   const code = files(deploy).map((f) => relative(deploy, f));
   assert.deepEqual(code, ['helm/sync.ts']);
 });
+
+test('a strategy folder under src/rollout/ is imported only by the dispatch table and the public surface, through its index.ts', () => {
+  const ROLLOUT = join(SRC, 'rollout');
+  const folders = readdirSync(ROLLOUT)
+    .map((name) => join(ROLLOUT, name))
+    .filter((path) => statSync(path).isDirectory());
+  assert.ok(folders.includes(join(ROLLOUT, 'canary')), 'the canary is a strategy folder');
+  const importers = new Set([join(ROLLOUT, 'strategies.ts'), join(ROLLOUT, 'index.ts')]);
+  const problems: string[] = [];
+  for (const file of files(SRC)) {
+    for (const spec of imports(file)) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec);
+      const folder = folders.find((f) => target.startsWith(`${f}/`));
+      if (folder === undefined || file.startsWith(`${folder}/`)) continue;
+      if (!importers.has(file) || target !== join(folder, 'index.ts')) {
+        problems.push(`${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});

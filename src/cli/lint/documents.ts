@@ -21,7 +21,8 @@ import {
   ROLLOUT_KIND,
 } from '../../api/keys.ts';
 import type { Rollout } from '../../api/rollout.ts';
-import { analysisProblem, rolloutAnalyses, rolloutRuleProblems } from '../../api/rollout-rules.ts';
+import { analysisProblem, rolloutAnalyses } from '../../api/rollout-rules.ts';
+import { rolloutRuleProblems } from '../../rollout/index.ts';
 import { rolloutApprovalSpecProblems } from '../../api/approval-validate.ts';
 import { rolloutSpecProblems } from '../../api/validate.ts';
 import { nameProblem } from '../names.ts';

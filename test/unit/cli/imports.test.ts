@@ -40,6 +40,8 @@ test('src/cli imports src/api, the pure modules through their surfaces, node:, c
       if (spec.startsWith('node:') || spec === 'commander') continue;
       const lazy = file.startsWith(LAZY_ONLY);
       if (lazy && (spec === 'js-yaml' || spec.startsWith('../../api/'))) continue;
+      // The lint module checks a Rollout with the controller's rules (src/rollout's surface).
+      if (lazy && spec === '../../rollout/index.ts') continue;
       if (!lazy && !typeOnly && join(file, '..', spec).startsWith(LAZY_ONLY)) {
         problems.push(`${rel}: static import of ${spec} (import the lint module lazily)`);
         continue;

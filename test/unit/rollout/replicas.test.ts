@@ -8,14 +8,14 @@ import {
   canaryCounts,
   desiredCounts,
   weightToReplicas,
-} from '../../../src/rollout/replicas.ts';
+} from '../../../src/rollout/canary/replicas.ts';
 import type {
   CanaryScale,
   ReplicaInput,
   RsCounts,
   TrafficWeights,
-} from '../../../src/rollout/replicas.ts';
-import { resolveSurgeUnavailable } from '../../../src/rollout/intorpercent.ts';
+} from '../../../src/rollout/canary/replicas.ts';
+import { resolveSurgeUnavailable } from '../../../src/api/intorpercent.ts';
 
 type Pods = readonly [spec: number, available: number];
 const rs = ([spec, available]: Pods): RsCounts => ({ spec, available });

@@ -19,14 +19,15 @@ import type {
   MirrorRoute,
   TrafficObservation,
   TrafficState,
-} from '../api/index.ts';
-import { canonicalJson } from './hash.ts';
-import type { Pass } from './pass.ts';
-import type { Progress } from './progress.ts';
-import type { Revision } from './revision.ts';
-import { available } from './revision.ts';
+} from '../../api/index.ts';
+import { canonicalJson } from '../../api/canonical-json.ts';
+import type { Fragment } from '../order.ts';
+import type { Progress } from '../progress.ts';
+import type { Revision } from '../revision.ts';
+import { available } from '../revision.ts';
+import { setWeightAt } from './steps.ts';
 
-export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
+const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
 
 export function routed(canary: CanaryStrategy): boolean {
   return canary.trafficRouting !== undefined;
@@ -72,44 +73,35 @@ export function desiredTraffic(i: TrafficInput): TrafficState | undefined {
 
 /**
  * The write that brings the router's objects to `desired`: none when they already say so.
- * A decrease of the canary's weight goes first in the pass (before any pod is scaled down), an
- * increase last (after the scale-ups it needs).
+ * A decrease of the canary's weight is stage trafficDown (before any pod is scaled down), an
+ * increase, or a router whose state is unknown, trafficUp (after the scale-ups it needs).
  */
 export function planTraffic(
-  pass: Pass,
   desired: TrafficState | undefined,
   observed: TrafficObservation | undefined,
   hashes: { readonly canary: string; readonly stable: string },
-): void {
-  if (desired === undefined) return;
+): Fragment {
+  if (desired === undefined) return {};
   const state = observed?.state;
-  if (state !== undefined && sameTraffic(state, desired)) return;
+  if (state !== undefined && sameTraffic(state, desired)) return {};
   const write = {
     kind: 'setTraffic' as const,
     state: desired,
     canaryHash: hashes.canary,
     stableHash: hashes.stable,
   };
-  if (state !== undefined && desired.canaryWeight <= state.canaryWeight) pass.writes.unshift(write);
-  else pass.writes.push(write);
+  const down = state !== undefined && desired.canaryWeight <= state.canaryWeight;
+  return { writes: down ? { trafficDown: [write] } : { trafficUp: [write] } };
 }
 
-export function sameTraffic(a: TrafficState, b: TrafficState): boolean {
+function sameTraffic(a: TrafficState, b: TrafficState): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** Argo's GetCurrentSetWeight for traffic: the last setWeight at or before `index`, else 0. */
-function setWeightAt(steps: readonly CanaryStep[], index: number): number {
-  for (let i = Math.min(index, steps.length - 1); i >= 0; i--) {
-    const weight = steps[i]?.setWeight;
-    if (weight !== undefined) return weight;
-  }
-  return 0;
-}
-
-/** The last setWeight strictly before `index` (the weight whose pods already stand), else 0. */
+/** The last setWeight strictly before `index` (the weight whose pods already stand), else 0;
+ *  `index` at most steps.length, so index - 1 is a step and never "past the end". */
 function previousSetWeight(steps: readonly CanaryStep[], index: number): number {
-  return index <= 0 ? 0 : setWeightAt(steps, index - 1);
+  return index <= 0 ? 0 : setWeightAt(steps, Math.min(index, steps.length) - 1);
 }
 
 /** Header and mirror routes set by the steps before `index`, in managedRoutes order. */

@@ -1,7 +1,7 @@
 import { test, suite } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { resolveIntOrPercent, resolveSurgeUnavailable } from '../../../src/rollout/intorpercent.ts';
+import { resolveIntOrPercent, resolveSurgeUnavailable } from '../../../src/api/intorpercent.ts';
 
 suite('resolveIntOrPercent', () => {
   const ok: ReadonlyArray<readonly [number | string | undefined, number, boolean, number]> = [

@@ -6,15 +6,14 @@
  * canary kept for abortScaleDownDelaySeconds so people can look at it (the router has already
  * moved its traffic back; a basic canary scales down at once, as in Argo). Pure.
  */
-import { SCALE_DOWN_DEADLINE_ANNOTATION } from '../api/index.ts';
-import type { ReplicaSet } from '../api/index.ts';
-import type { Pass } from './pass.ts';
-import type { Progress } from './progress.ts';
+import { SCALE_DOWN_DEADLINE_ANNOTATION } from '../../api/index.ts';
+import type { CanaryStrategy, ReplicaSet } from '../../api/index.ts';
+import type { Progress } from '../progress.ts';
+import type { Revision } from '../revision.ts';
+import type { Observed } from '../types.ts';
 import { canaryCounts } from './replicas.ts';
-import type { CanaryScale, ReplicaCounts } from './replicas.ts';
-import { countsOf } from './replicasets.ts';
-import type { Revision } from './revision.ts';
-import { canaryScaleAt, weightAt } from './steps.ts';
+import type { CanaryScale, ReplicaCounts, RsCounts } from './replicas.ts';
+import { canaryScaleAt, setWeightAt } from './steps.ts';
 import { maxTrafficWeight, routed } from './traffic.ts';
 
 const DEFAULT_ABORT_SCALE_DOWN_DELAY_SECONDS = 30;
@@ -33,10 +32,17 @@ export interface Targets {
   readonly held: readonly ReplicaSet[];
   /** The other old ReplicaSets, scaled with `counts.others` in the same order. */
   readonly movable: readonly ReplicaSet[];
+  /** When a held ReplicaSet's deadline or the aborted canary's delay runs out. */
+  readonly requeueAt: readonly number[];
 }
 
-export function targets(pass: Pass, where: Revision, progress: Progress, b: Budget): Targets {
-  const { canary, o } = pass;
+export function targets(
+  o: Observed,
+  canary: CanaryStrategy,
+  where: Revision,
+  progress: Progress,
+  b: Budget,
+): Targets {
   const steps = canary.steps ?? [];
   const { steady, current, stable, others } = where;
   const done = progress.promoteFull || progress.stepIndex >= steps.length;
@@ -48,11 +54,11 @@ export function targets(pass: Pass, where: Revision, progress: Progress, b: Budg
       ? max
       : progress.abort
         ? 0
-        : weightAt(steps, progress.stepIndex);
+        : setWeightAt(steps, progress.stepIndex);
   const scale =
     steady || progress.abort || done ? undefined : canaryScaleAt(steps, progress.stepIndex);
   const held = others.filter((rs) => heldUntil(rs) > o.now);
-  for (const rs of held) pass.requeue.push(heldUntil(rs));
+  const requeueAt = held.map(heldUntil);
   const movable = others.filter((rs) => !held.includes(rs));
   const observed = o.traffic?.state?.canaryWeight;
   let counts = canaryCounts({
@@ -81,10 +87,15 @@ export function targets(pass: Pass, where: Revision, progress: Progress, b: Budg
     const deadline = Date.parse(abortedAt) + delay * 1000;
     if (delay === 0 || o.now < deadline) {
       counts = { ...counts, canary: current.spec?.replicas ?? 0, stable: b.replicas };
-      if (delay > 0) pass.requeue.push(deadline);
+      if (delay > 0) requeueAt.push(deadline);
     }
   }
-  return { counts, done, held, movable };
+  return { counts, done, held, movable, requeueAt };
+}
+
+function countsOf(rs: ReplicaSet | undefined): RsCounts | undefined {
+  if (rs === undefined) return undefined;
+  return { spec: rs.spec?.replicas ?? 0, available: rs.status?.availableReplicas ?? 0 };
 }
 
 function scaleAsWeight(scale: CanaryScale, replicas: number): number {

@@ -5,7 +5,7 @@ import {
   MAX_DURATION_SECONDS,
   parseGoDuration,
   parsePauseDuration,
-} from '../../../src/rollout/duration.ts';
+} from '../../../src/api/pause-duration.ts';
 
 suite('parsePauseDuration', () => {
   const ok: ReadonlyArray<readonly [number | string, number]> = [
