@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Measurement, Metric } from '../../api/index.ts';
 import { API_VERSION, ANALYSIS_RUN_KIND } from '../../api/index.ts';
+import { controllerOwnerReference } from '../../api/owner-reference.ts';
 import { isAlreadyExists } from '../../kube/errors.ts';
 import type { KubeApi } from '../../kube/kube-api.ts';
 import type { KubeObject } from '../../kube/objects.ts';
@@ -79,14 +80,11 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
           },
           ...(spec.metadata?.annotations ? { annotations: { ...spec.metadata.annotations } } : {}),
           ownerReferences: [
-            {
+            controllerOwnerReference({
               apiVersion: API_VERSION,
               kind: ANALYSIS_RUN_KIND,
-              name: ctx.run.name,
-              uid: ctx.run.uid,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
+              metadata: ctx.run,
+            }),
           ],
         },
         spec: spec.spec,
