@@ -15,6 +15,7 @@ import {
   REVISION_ANNOTATION,
   ROLLOUT_KIND,
 } from '../api/index.ts';
+import { controllerOwnerReference } from './owner-reference.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
@@ -88,7 +89,6 @@ export function buildRun(
     if (typeof value !== 'string') return fail(value.error);
     args.set(arg.name, { name: arg.name, value });
   }
-  const rolloutName = ctx.rollout.metadata.name ?? '';
   const meta = analysis.analysisRunMetadata;
   const run: AnalysisRun = {
     apiVersion: API_VERSION,
@@ -105,14 +105,11 @@ export function buildRun(
       },
       annotations: { ...meta?.annotations, [REVISION_ANNOTATION]: String(ctx.revision) },
       ownerReferences: [
-        {
+        controllerOwnerReference({
           apiVersion: API_VERSION,
           kind: ROLLOUT_KIND,
-          name: rolloutName,
-          uid: ctx.rollout.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
+          metadata: ctx.rollout.metadata,
+        }),
       ],
     },
     spec: {

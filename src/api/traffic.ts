@@ -5,7 +5,7 @@
  * traffic state the planner decides and the routers observe, shared by src/rollout and
  * src/traffic.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TOptional, type TSchema } from 'typebox';
 import { Opaque, StringMap, Strict } from './schema.ts';
 
 const Name = Type.String({ minLength: 1 });
@@ -73,11 +73,31 @@ export const SmiRoutingSchema = Strict({
 /** The plugin key of Argo's Gateway API router, accepted as our built-in one. */
 export const ARGO_GATEWAY_API_PLUGIN = 'argoproj-labs/gatewayAPI';
 
+/**
+ * Each router's schema fragment, under its key in `trafficRouting`, in the CRD's order. The rest
+ * of a router (the kinds it watches, its own rules, how it reads and writes them) is its module
+ * in src/traffic, registered there under the same key.
+ */
+export const ROUTER_SCHEMAS = {
+  gatewayAPI: GatewayApiRoutingSchema,
+  istio: IstioRoutingSchema,
+  nginx: NginxRoutingSchema,
+  smi: SmiRoutingSchema,
+} as const;
+
+/** A router's key under `trafficRouting`. */
+export type RouterKey = keyof typeof ROUTER_SCHEMAS;
+export const ROUTER_KEYS = Object.keys(ROUTER_SCHEMAS) as readonly RouterKey[];
+
+function optional<T extends Record<string, TSchema>>(
+  schemas: T,
+): { [K in keyof T]: TOptional<T[K]> } {
+  const entries = Object.entries(schemas).map(([key, schema]) => [key, Type.Optional(schema)]);
+  return Object.fromEntries(entries) as { [K in keyof T]: TOptional<T[K]> };
+}
+
 export const TrafficRoutingSchema = Strict({
-  gatewayAPI: Type.Optional(GatewayApiRoutingSchema),
-  istio: Type.Optional(IstioRoutingSchema),
-  nginx: Type.Optional(NginxRoutingSchema),
-  smi: Type.Optional(SmiRoutingSchema),
+  ...optional(ROUTER_SCHEMAS),
   plugins: Type.Optional(
     Opaque<Record<string, unknown>>({
       description: `Argo's traffic-router plugins; "${ARGO_GATEWAY_API_PLUGIN}" is served built in.`,

@@ -1,26 +1,20 @@
 /**
  * The one place that plugs the analysis modules into the AnalysisRun controller: the providers
- * by name and the condition language. Nothing else in the shell names them.
+ * (built from the registry, src/analysis/providers/registry.ts) and the condition language.
  */
 import type { ConditionEvaluator } from '../analysis/evaluate/index.ts';
 import { createConditionEvaluator } from '../analysis/expr/index.ts';
-import { jobProvider, prometheusProvider, webProvider } from '../analysis/providers/index.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
+import { createProviders } from '../analysis/providers/index.ts';
 import type { ProviderRegistry } from '../analysis/providers/index.ts';
+import type { KubeApi } from '../kube/kube-api.ts';
 
-/**
- * The providers by name. `STEPWISE_PROMETHEUS_ADDRESS` is the address of metrics that name
- * none (Argo's ARGO_ROLLOUTS_PROMETHEUS_ADDRESS); Jobs are made through the controller's client.
- */
+/** Every provider of the registry, by name: Jobs are made through the controller's client, and
+ *  the environment (e.g. STEPWISE_PROMETHEUS_ADDRESS) is read here, once. */
 export function analysisProviders(
   api: KubeApi,
   env: NodeJS.ProcessEnv = process.env,
 ): ProviderRegistry {
-  return {
-    prometheus: prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'] }),
-    web: webProvider,
-    job: jobProvider(api),
-  };
+  return createProviders({ api, env });
 }
 
 /** Conditions in our expr-lang compatible language, compiled once per distinct text. */

@@ -3,13 +3,18 @@
  * the planner's observation, and apply the bodies a router builds for a planned state
  * (server-side apply, forced, under stepwise-controller: the fields are atomic, see
  * src/traffic/router.ts). No routing logic here.
+ *
+ * The observation also carries the routers' own rules on the spec (src/traffic
+ * `routingProblems`): the planner may import only src/api, so the routers' verdict on the spec
+ * reaches it the way their verdict on their objects does, as problems that make it InvalidSpec.
  */
+import { rolloutSpecProblems } from '../api/index.ts';
 import type { Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import type { KubeObject } from '../kube/objects.ts';
 import type { ResourceType } from '../kube/resources.ts';
 import { podTemplateHash } from '../rollout/hash.ts';
-import { combine, refKey, routersFor } from '../traffic/index.ts';
+import { combine, refKey, routersFor, routingProblems } from '../traffic/index.ts';
 import type { RouterContext, TrafficRouter } from '../traffic/index.ts';
 
 export interface TrafficObjectCache {
@@ -31,7 +36,8 @@ export function observeTraffic(
 ): TrafficView | undefined {
   const canary = rollout.spec.strategy?.canary;
   const routers = routersFor(canary);
-  if (routers.length === 0 || canary === undefined) return undefined;
+  const rules = specRules(rollout);
+  if ((routers.length === 0 && rules.length === 0) || canary === undefined) return undefined;
   const objects = new Map<string, KubeObject>();
   const unserved: string[] = [];
   for (const router of routers) {
@@ -59,8 +65,23 @@ export function observeTraffic(
     objects,
   };
   if (unserved.length > 0)
-    return { routers, ctx, observation: { problems: [...new Set(unserved)] } };
-  return { routers, ctx, observation: combine(routers.map((r) => r.observe(ctx))) };
+    return { routers, ctx, observation: { problems: [...rules, ...new Set(unserved)] } };
+  const observation = combine(routers.map((r) => r.observe(ctx)));
+  return {
+    routers,
+    ctx,
+    observation:
+      rules.length === 0
+        ? observation
+        : { ...observation, problems: [...rules, ...observation.problems] },
+  };
+}
+
+/** The routers' rules on the spec, once its schema holds (as the planner checks the rest). */
+function specRules(rollout: Rollout): string[] {
+  const canary = rollout.spec.strategy?.canary;
+  if (canary?.trafficRouting === undefined) return [];
+  return rolloutSpecProblems(rollout.spec).length === 0 ? routingProblems(canary) : [];
 }
 
 /** Applies every router's bodies for `state` with the hashes the planner decided. */

@@ -1,7 +1,7 @@
 /**
- * Informers for the traffic routers' objects (HTTPRoutes, VirtualServices, DestinationRules,
- * TrafficSplits, Ingresses). A type the cluster does not serve (its CRDs are not installed) is
- * not watched: an informer on it would never sync and would hold every worker back. A Rollout
+ * Informers for the traffic routers' objects: the kinds the registered routers declare
+ * (HTTPRoutes, VirtualServices, DestinationRules, Ingresses, TrafficSplits). A type the cluster
+ * does not serve (its CRDs are not installed) is not watched: an informer on it would never sync and would hold every worker back. A Rollout
  * that needs it gets InvalidSpec saying so. A change to one of these objects wakes each Rollout
  * whose routing names it, so a GitOps sync that resets our weights is undone within a second.
  */
@@ -13,17 +13,13 @@ import type { KubeApi } from '../kube/kube-api.ts';
 import { kubeListWatch } from '../kube/listwatch.ts';
 import type { Logger } from '../kube/log.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { Resources } from '../kube/resources.ts';
 import type { ResourceType } from '../kube/resources.ts';
-import { refKey } from '../traffic/index.ts';
+import { refKey, routerKinds } from '../traffic/index.ts';
 import type { TrafficObjectCache } from './traffic-shell.ts';
 
+/** Every kind a registered router reads (src/traffic ROUTERS), once each. */
 export const TRAFFIC_TYPES: readonly ResourceType[] = [
-  Resources.HTTPRoute,
-  Resources.VirtualService,
-  Resources.DestinationRule,
-  Resources.TrafficSplit,
-  Resources.Ingress,
+  ...new Set(routerKinds().map((k) => k.type)),
 ];
 
 export interface TrafficInformers {

@@ -15,6 +15,24 @@ export interface ResourceType {
   readonly namespaced: boolean;
 }
 
+/** A verb RBAC grants on a resource. */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'patch' | 'update' | 'delete';
+
+/**
+ * A kind an extension (a traffic router, a metric provider) reads or writes, with every verb it
+ * uses on it: the RBAC in deploy/ must grant them (test/unit/rbac.test.ts checks it).
+ */
+export interface KindAccess {
+  readonly type: ResourceType;
+  readonly verbs: readonly Verb[];
+}
+
+/** A kind watched through an informer (get, list, watch) and written with `writes`. */
+export const watched = (type: ResourceType, ...writes: readonly Verb[]): KindAccess => ({
+  type,
+  verbs: ['get', 'list', 'watch', ...writes],
+});
+
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
   return t.group ? `${t.group}/${t.version}` : t.version;
 }

@@ -17,10 +17,11 @@ import type {
   TrafficState,
 } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { Resources } from '../kube/resources.ts';
+import { Resources, watched } from '../kube/resources.ts';
+import { gatewayApiProblems, gatewayApiRouting } from './gatewayapi-spec.ts';
 import { claimedByOther, describe, marked, userObjectMeta } from './objects.ts';
 import { refKey } from './router.ts';
-import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
+import type { RouterContext, RouterModule, TrafficObjectRef, TrafficRouter } from './router.ts';
 
 interface BackendRef {
   readonly group?: string;
@@ -76,6 +77,19 @@ function routesOf(routing: GatewayApiRouting): RouteRef[] {
     ? []
     : [{ name: routing.httpRoute, useHeaderRoutes: true }];
 }
+
+/** The user's HTTPRoutes: read, and patched (their rules), never created. Also answers to Argo's
+ *  Gateway API plugin key (gatewayapi-spec.ts). */
+export const gatewayApi: RouterModule = {
+  key: 'gatewayAPI',
+  kinds: [watched(Resources.HTTPRoute, 'patch')],
+  managedRoutes: true,
+  fromSpec: (routing) => {
+    const gateway = gatewayApiRouting(routing);
+    return gateway === undefined ? undefined : gatewayApiRouter(gateway);
+  },
+  validate: gatewayApiProblems,
+};
 
 export function gatewayApiRouter(routing: GatewayApiRouting): TrafficRouter {
   const routes = routesOf(routing);

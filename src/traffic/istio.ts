@@ -19,12 +19,12 @@ import type {
   TrafficState,
 } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { apiVersionOf, Resources } from '../kube/resources.ts';
+import { apiVersionOf, Resources, watched } from '../kube/resources.ts';
 import { claimedByOther, describe, marked, sameJson, userObjectMeta } from './objects.ts';
 import { drBody, readDestinationRule } from './istio-subsets.ts';
 import type { DestinationRule, DrConfig } from './istio-subsets.ts';
 import { refKey } from './router.ts';
-import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
+import type { RouterContext, RouterModule, TrafficObjectRef, TrafficRouter } from './router.ts';
 
 type Fields = Readonly<Record<string, unknown>>;
 interface Destination {
@@ -74,6 +74,30 @@ interface Split {
   readonly canaryName: string;
   readonly stableName: string;
 }
+
+const AT = 'spec.strategy.canary.trafficRouting';
+
+/** The user's VirtualServices and DestinationRule: read, and patched, never created. */
+export const istio: RouterModule = {
+  key: 'istio',
+  kinds: [watched(Resources.VirtualService, 'patch'), watched(Resources.DestinationRule, 'patch')],
+  managedRoutes: true,
+  fromSpec: (routing) => (routing.istio === undefined ? undefined : istioRouter(routing.istio)),
+  validate(_canary, routing) {
+    const problems: string[] = [];
+    if (routing.istio && !routing.istio.virtualService && !routing.istio.virtualServices) {
+      problems.push(`${AT}.istio: must set virtualService or virtualServices`);
+    }
+    // Istio's route weights must add up to 100.
+    const max = routing.maxTrafficWeight;
+    if (max !== undefined && max !== 100) {
+      problems.push(
+        `${AT}.maxTrafficWeight: must be 100 with istio (Istio route weights add up to 100), got ${max}`,
+      );
+    }
+    return problems;
+  },
+};
 
 export function istioRouter(routing: IstioRouting): TrafficRouter {
   const configs =

@@ -7,10 +7,10 @@
  */
 import type { NginxRouting, Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { apiVersionOf, Resources } from '../kube/resources.ts';
+import { apiVersionOf, Resources, watched } from '../kube/resources.ts';
 import { controlledBy, describe, generatedMeta, sameJson } from './objects.ts';
 import { refKey } from './router.ts';
-import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
+import type { RouterContext, RouterModule, TrafficObjectRef, TrafficRouter } from './router.ts';
 
 interface Path {
   readonly backend?: {
@@ -43,6 +43,19 @@ export function canaryIngressName(rolloutName: string, stableIngress: string): s
   const prefix = `${rolloutName}-${stableIngress}`.slice(0, MAX_NAME_LENGTH - CANARY_SUFFIX.length);
   return `${prefix}${CANARY_SUFFIX}`;
 }
+
+/** The user's stable Ingresses are only read; the canary Ingresses are ours (created, patched). */
+export const nginx: RouterModule = {
+  key: 'nginx',
+  kinds: [watched(Resources.Ingress, 'create', 'patch')],
+  managedRoutes: false,
+  fromSpec: (routing) => (routing.nginx === undefined ? undefined : nginxRouter(routing.nginx)),
+  validate(_canary, routing) {
+    return routing.nginx && !routing.nginx.stableIngress && !routing.nginx.stableIngresses
+      ? ['spec.strategy.canary.trafficRouting.nginx: must set stableIngress or stableIngresses']
+      : [];
+  },
+};
 
 export function nginxRouter(routing: NginxRouting): TrafficRouter {
   const stables = routing.stableIngresses ?? (routing.stableIngress ? [routing.stableIngress] : []);

@@ -6,6 +6,7 @@ import {
   ROLLOUT_KIND,
 } from '../api/index.ts';
 import type { Rollout } from '../api/index.ts';
+import { controllerOwnerReference } from '../api/owner-reference.ts';
 import type { KubeObject, ObjectMeta } from '../kube/objects.ts';
 
 /** Metadata for an apply to a user's object: name, namespace and our managed-by annotation
@@ -40,14 +41,11 @@ export function generatedMeta(
       [MANAGED_BY_ANNOTATION]: rollout.metadata.name ?? '',
     },
     ownerReferences: [
-      {
+      controllerOwnerReference({
         apiVersion: API_VERSION,
         kind: ROLLOUT_KIND,
-        name: rollout.metadata.name ?? '',
-        uid: rollout.metadata.uid ?? '',
-        controller: true,
-        blockOwnerDeletion: true,
-      },
+        metadata: rollout.metadata,
+      }),
     ],
   };
 }

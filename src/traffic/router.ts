@@ -7,9 +7,16 @@
  * `spec.http`, DestinationRule `spec.subsets`, TrafficSplit `spec.backends`: one owner each, as
  * the API server decides), so each body carries the user's values unchanged around ours.
  */
-import type { Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
+import type {
+  CanaryStrategy,
+  Rollout,
+  RouterKey,
+  TrafficObservation,
+  TrafficRouting,
+  TrafficState,
+} from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import type { ResourceType } from '../kube/resources.ts';
+import type { KindAccess, ResourceType } from '../kube/resources.ts';
 
 export interface TrafficObjectRef {
   readonly type: ResourceType;
@@ -48,6 +55,24 @@ export interface TrafficRouter {
   /** The bodies to apply (forced). Objects we generate carry an ownerReference to the Rollout
    *  and no GitOps tracking keys; user's objects get the managed-by annotation. */
   applies(ctx: RouterContext, state: TrafficState): readonly KubeObject[];
+}
+
+/**
+ * A router as the registry (src/traffic/index.ts `ROUTERS`) knows it: everything the rest of
+ * Stepwise derives from it. Its schema fragment is `ROUTER_SCHEMAS[key]` in src/api/traffic.ts.
+ */
+export interface RouterModule {
+  /** Its field under `spec.strategy.canary.trafficRouting`. */
+  readonly key: RouterKey;
+  /** The kinds its routers read, each watched (get, list, watch) and written with the verbs
+   *  listed: the controller's informers and the RBAC in deploy/ follow from these. */
+  readonly kinds: readonly KindAccess[];
+  /** Whether setHeaderRoute / setMirrorRoute steps can go through it (managedRoutes). */
+  readonly managedRoutes: boolean;
+  /** Its router for this routing; undefined when the routing does not name it. */
+  fromSpec(routing: TrafficRouting): TrafficRouter | undefined;
+  /** Its own rules on a spec that names it (the schema holds), each problem naming the field. */
+  validate(canary: CanaryStrategy, routing: TrafficRouting): string[];
 }
 
 /** Combines the readings of several routers (Argo allows more than one): all must agree. */

@@ -6,10 +6,10 @@
  */
 import type { Rollout, SmiRouting, TrafficObservation, TrafficState } from '../api/index.ts';
 import type { KubeObject } from '../kube/objects.ts';
-import { apiVersionOf, Resources } from '../kube/resources.ts';
+import { apiVersionOf, Resources, watched } from '../kube/resources.ts';
 import { controlledBy, describe, generatedMeta } from './objects.ts';
 import { refKey } from './router.ts';
-import type { RouterContext, TrafficObjectRef, TrafficRouter } from './router.ts';
+import type { RouterContext, RouterModule, TrafficObjectRef, TrafficRouter } from './router.ts';
 
 interface Backend {
   readonly service?: string;
@@ -22,6 +22,15 @@ interface TrafficSplit extends KubeObject {
     readonly [field: string]: unknown;
   };
 }
+
+/** The TrafficSplit is ours (created, patched); its spec has no rules beyond the schema. */
+export const smi: RouterModule = {
+  key: 'smi',
+  kinds: [watched(Resources.TrafficSplit, 'create', 'patch')],
+  managedRoutes: false,
+  fromSpec: (routing) => (routing.smi === undefined ? undefined : smiRouter(routing.smi)),
+  validate: () => [],
+};
 
 export function smiRouter(routing: SmiRouting): TrafficRouter {
   // Argo treats an empty name as unset, hence `||`.

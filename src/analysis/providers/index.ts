@@ -1,5 +1,6 @@
 // Metric providers: the I/O half of src/analysis (the evaluation half, evaluate/ and expr/, is pure).
 export * from './provider.ts';
+export * from './registry.ts';
 export { substituteArgs } from './args.ts';
 export { webProvider, DEFAULT_WEB_TIMEOUT_SECONDS } from './web.ts';
 export { readJsonPath } from './jsonpath.ts';

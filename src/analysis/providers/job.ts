@@ -11,12 +11,18 @@
 import { createHash } from 'node:crypto';
 import type { Measurement, Metric } from '../../api/index.ts';
 import { API_VERSION, ANALYSIS_RUN_KIND } from '../../api/index.ts';
+import { controllerOwnerReference } from '../../api/owner-reference.ts';
 import { isAlreadyExists } from '../../kube/errors.ts';
 import type { KubeApi } from '../../kube/kube-api.ts';
 import type { KubeObject } from '../../kube/objects.ts';
-import { Resources } from '../../kube/resources.ts';
+import { Resources, watched } from '../../kube/resources.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
-import type { AnalysisProvider, MeasureContext, PendingOutcome } from './provider.ts';
+import type {
+  AnalysisProvider,
+  MeasureContext,
+  PendingOutcome,
+  ProviderModule,
+} from './provider.ts';
 
 /** On every Job we create: selects them for the controller's Job informer. */
 export const JOB_RUN_LABEL = 'analysis.stepwise.dev/run';
@@ -59,6 +65,17 @@ export function jobName(run: string, metric: string, index: number): string {
 const labelValue = (value: string): string =>
   value.length <= MAX_NAME ? value : jobName(value, '', 0).replace(/\.+/g, '-');
 
+/** Asynchronous: each call only creates or reads a Job, so only the shell's cap on one call
+ *  applies. The controller watches our Jobs (JOB_RUN_LABEL); a pass
+ *  lists a Job's pods for image pull errors. */
+export const job: ProviderModule<'job'> = {
+  name: 'job',
+  matches: (metric) => metric.provider.job !== undefined,
+  timeoutMs: () => undefined,
+  kinds: [watched(Resources.Job, 'create', 'delete'), { type: Resources.Pod, verbs: ['list'] }],
+  create: ({ api }) => jobProvider(api),
+};
+
 export function jobProvider(api: KubeApi): AnalysisProvider {
   return {
     async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome | PendingOutcome> {
@@ -79,14 +96,11 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
           },
           ...(spec.metadata?.annotations ? { annotations: { ...spec.metadata.annotations } } : {}),
           ownerReferences: [
-            {
+            controllerOwnerReference({
               apiVersion: API_VERSION,
               kind: ANALYSIS_RUN_KIND,
-              name: ctx.run.name,
-              uid: ctx.run.uid,
-              controller: true,
-              blockOwnerDeletion: true,
-            },
+              metadata: ctx.run,
+            }),
           ],
         },
         spec: spec.spec,

@@ -11,7 +11,7 @@ import { parseGoDuration } from '../../api/duration.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
 import { send } from './http.ts';
-import type { MeasureContext, SynchronousProvider } from './provider.ts';
+import type { MeasureContext, ProviderModule, SynchronousProvider } from './provider.ts';
 import { parseRangeTime } from './range-time.ts';
 
 /** Argo's default `timeout`, seconds. */
@@ -37,6 +37,17 @@ export function prometheusProvider(opts: PrometheusProviderOptions = {}): Synchr
     },
   };
 }
+
+/** `STEPWISE_PROMETHEUS_ADDRESS` is the address of metrics that name none (Argo's
+ *  ARGO_ROLLOUTS_PROMETHEUS_ADDRESS). */
+export const prometheus: ProviderModule<'prometheus'> = {
+  name: 'prometheus',
+  matches: (metric) => metric.provider.prometheus !== undefined,
+  timeoutMs: (metric) =>
+    (metric.provider.prometheus?.timeout || DEFAULT_PROMETHEUS_TIMEOUT_SECONDS) * 1000,
+  kinds: [],
+  create: ({ env }) => prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'] }),
+};
 
 async function measure(
   p: PrometheusMetric,

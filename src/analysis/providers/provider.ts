@@ -1,8 +1,12 @@
 /**
- * What a metric provider is to the AnalysisRun controller: a name and `measure`. A small
- * interface so the shell does not depend on how a provider talks to its backend.
+ * What a metric provider is to the AnalysisRun controller: `measure` (and, when asynchronous,
+ * `resume` and `terminate`), a small interface so the shell does not depend on how a provider
+ * talks to its backend; and what a provider module declares to the registry (registry.ts): its
+ * name, how it recognises its metrics, its own timeout, the kinds it uses and how it is built.
  */
 import type { Measurement, Metric } from '../../api/index.ts';
+import type { KubeApi } from '../../kube/kube-api.ts';
+import type { KindAccess } from '../../kube/resources.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
 
 export interface SecretRef {
@@ -14,8 +18,6 @@ export interface SecretRef {
 export interface SecretSource {
   secretValue(namespace: string, ref: SecretRef): Promise<string>;
 }
-
-export type ProviderName = 'prometheus' | 'web' | 'job';
 
 export interface MeasureContext {
   readonly namespace: string;
@@ -58,28 +60,26 @@ export interface AnalysisProvider {
   terminate?(metric: Metric, inFlight: Measurement, ctx: MeasureContext): Promise<void>;
 }
 
-export type ProviderRegistry = Readonly<Partial<Record<ProviderName, AnalysisProvider>>>;
-
-export function providerName(metric: Metric): ProviderName | undefined {
-  const p = metric.provider;
-  if (p.prometheus !== undefined) return 'prometheus';
-  if (p.web !== undefined) return 'web';
-  if (p.job !== undefined) return 'job';
-  return undefined;
+/** What the controller hands a provider module when it builds the provider: its client for
+ *  what a provider creates (Jobs), and the environment, read once at start-up. */
+export interface ProviderDeps {
+  readonly api: KubeApi;
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = { prometheus: 30, web: 10, job: 0 } as const;
-/** Past the provider's own timeout: time to report it before the shell gives up on it. */
-const TIMEOUT_GRACE_MS = 5_000;
-
-/** How long the shell waits for one measurement before recording it as Error. */
-export function measurementTimeoutMs(metric: Metric, capMs: number): number {
-  const name = providerName(metric);
-  if (name === undefined || name === 'job') return capMs;
-  const own =
-    name === 'web' ? metric.provider.web?.timeoutSeconds : metric.provider.prometheus?.timeout;
-  const seconds = own || DEFAULT_TIMEOUT_SECONDS[name];
-  return Math.min(capMs, seconds * 1000 + TIMEOUT_GRACE_MS);
+/** A metric provider as the registry knows it. Its schema fragment lives in src/api/analysis.ts
+ *  (MetricProviderSchema), under the same name. */
+export interface ProviderModule<Name extends string = string> {
+  /** Its key under a metric's `provider`, and its name in messages and metrics. */
+  readonly name: Name;
+  /** Whether the metric is measured by this provider. */
+  matches(metric: Metric): boolean;
+  /** How long the provider itself gives one measurement, in ms; undefined: it answers at once
+   *  and comes back later (asynchronous), so only the shell's cap applies. */
+  timeoutMs(metric: Metric): number | undefined;
+  /** Kinds it reads or writes beyond what every AnalysisRun needs (RBAC, informers). */
+  readonly kinds: readonly KindAccess[];
+  create(deps: ProviderDeps): AnalysisProvider;
 }
 
 /** A provider that answers every measurement at once (prometheus, web). */

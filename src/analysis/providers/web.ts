@@ -10,7 +10,7 @@ import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
 import { send } from './http.ts';
 import { readJsonPath } from './jsonpath.ts';
-import type { MeasureContext, SynchronousProvider } from './provider.ts';
+import type { MeasureContext, ProviderModule, SynchronousProvider } from './provider.ts';
 
 /** Argo's default `timeoutSeconds`. */
 export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
@@ -25,6 +25,15 @@ export const webProvider: SynchronousProvider = {
       return { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   },
+};
+
+export const web: ProviderModule<'web'> = {
+  name: 'web',
+  matches: (metric) => metric.provider.web !== undefined,
+  timeoutMs: (metric) =>
+    (metric.provider.web?.timeoutSeconds || DEFAULT_WEB_TIMEOUT_SECONDS) * 1000,
+  kinds: [],
+  create: () => webProvider,
 };
 
 async function measure(web: WebMetric, ctx: MeasureContext): Promise<ProviderOutcome> {

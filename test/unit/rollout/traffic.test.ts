@@ -284,6 +284,8 @@ describe('traffic routing spec', () => {
     return c === undefined ? [] : c.message.split('; ');
   };
   const services = { canaryService: 'c', stableService: 's' };
+  // Each router's own rules reach the planner through the shell's reading of the routers:
+  // test/unit/traffic/routing-spec.test.ts.
 
   for (const [name, canary, expected] of [
     [
@@ -300,75 +302,6 @@ describe('traffic routing spec', () => {
       'a plugin Stepwise does not serve',
       { ...services, trafficRouting: { plugins: { 'acme/router': {} } } },
       'spec.strategy.canary.trafficRouting.plugins["acme/router"]: not supported (Stepwise serves "argoproj-labs/gatewayAPI" built in)',
-    ],
-    [
-      'a header route not listed in managedRoutes',
-      {
-        ...services,
-        trafficRouting: { gatewayAPI: { httpRoute: 'web' } },
-        steps: [{ setHeaderRoute: { name: 'h', match: [] } }],
-      },
-      'spec.strategy.canary.steps[0].setHeaderRoute.name: "h" must be listed in trafficRouting.managedRoutes',
-    ],
-    [
-      'a mirror route on NGINX',
-      {
-        ...services,
-        trafficRouting: { nginx: { stableIngress: 'web' }, managedRoutes: [{ name: 'm' }] },
-        steps: [{ setMirrorRoute: { name: 'm' } }],
-      },
-      'spec.strategy.canary.steps[0].setMirrorRoute: needs the gatewayAPI or istio router',
-    ],
-    [
-      'a prefix header match on Gateway API',
-      {
-        ...services,
-        trafficRouting: { gatewayAPI: { httpRoute: 'web' }, managedRoutes: [{ name: 'h' }] },
-        steps: [
-          {
-            setHeaderRoute: {
-              name: 'h',
-              match: [{ headerName: 'x', headerValue: { prefix: 'a' } }],
-            },
-          },
-        ],
-      },
-      'spec.strategy.canary.steps[0].setHeaderRoute.match[0].headerValue.prefix: Gateway API matches headers exactly or by regex (use regex: "^a.*")',
-    ],
-    [
-      'a header route when no HTTPRoute takes header routes',
-      {
-        ...services,
-        trafficRouting: {
-          gatewayAPI: { httpRoutes: [{ name: 'web' }] },
-          managedRoutes: [{ name: 'h' }],
-        },
-        steps: [
-          {
-            setHeaderRoute: {
-              name: 'h',
-              match: [{ headerName: 'x', headerValue: { exact: 'a' } }],
-            },
-          },
-        ],
-      },
-      'spec.strategy.canary.steps[0].setHeaderRoute: no httpRoutes entry has useHeaderRoutes: true',
-    ],
-    [
-      'a total weight Istio cannot express',
-      {
-        ...services,
-        trafficRouting: { istio: { virtualService: { name: 'web' } }, maxTrafficWeight: 1000 },
-      },
-      'spec.strategy.canary.trafficRouting.maxTrafficWeight: must be 100 with istio (Istio route weights add up to 100), got 1000',
-    ],
-    [
-      'a total weight over Gateway API backendRef weights',
-      {
-        ...services,
-        trafficRouting: { gatewayAPI: { httpRoute: 'web' }, maxTrafficWeight: 2_000_000 },
-      },
-      'spec.strategy.canary.trafficRouting.maxTrafficWeight: must not exceed 1000000 with gatewayAPI (the largest backendRef weight), got 2000000',
     ],
     [
       'a weight over maxTrafficWeight',
