@@ -11,3 +11,4 @@ export { STEP_KINDS, kindOf, stepLabel, setWeightAt } from './canary/index.ts';
 export type { StepKind, StepKindRow } from './canary/index.ts';
 export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
+export { hashOf } from './replicasets.ts';

@@ -11,6 +11,7 @@ import {
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../api/index.ts';
 import type { PodMetadata, ReplicaSet, Rollout } from '../api/index.ts';
+import { controllerOwnerReference } from '../api/owner-reference.ts';
 
 export interface Classified {
   /** Template == spec.template (the canary while a rollout is in flight). */
@@ -21,8 +22,11 @@ export interface Classified {
   readonly others: readonly ReplicaSet[];
 }
 
-export function hashOf(rs: ReplicaSet): string | undefined {
-  return rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+/** The pod-template hash an object (ReplicaSet or pod) carries in its labels. */
+export function hashOf(o: {
+  readonly metadata?: { readonly labels?: Readonly<Record<string, string>> };
+}): string | undefined {
+  return o.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
 }
 
 export function revisionOf(rs: ReplicaSet): number {
@@ -96,14 +100,7 @@ export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): Replic
       },
       annotations,
       ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: ROLLOUT_KIND,
-          name: metadata.name ?? '',
-          uid: metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
+        controllerOwnerReference({ apiVersion: API_VERSION, kind: ROLLOUT_KIND, metadata }),
       ],
     },
     spec: {

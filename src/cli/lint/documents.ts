@@ -23,6 +23,7 @@ import {
 import type { Rollout } from '../../api/rollout.ts';
 import { analysisProblem, rolloutAnalyses } from '../../api/rollout-rules.ts';
 import { rolloutRuleProblems } from '../../rollout/index.ts';
+import { routingProblems } from '../../traffic/index.ts';
 import { rolloutApprovalSpecProblems } from '../../api/approval-validate.ts';
 import { rolloutSpecProblems } from '../../api/validate.ts';
 import { nameProblem } from '../names.ts';
@@ -210,6 +211,7 @@ function lintDocument(
     return;
   }
   rolloutRuleProblems(rollout).forEach(problem);
+  routingProblems(rollout.spec.strategy.canary).forEach(problem);
   lintAnalyses(rollout, templates, problem, (text) => notes.push(`${where}: ${text}`));
 }
 

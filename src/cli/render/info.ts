@@ -6,12 +6,8 @@
 import type { AnalysisRun } from '../../api/analysis.ts';
 import { analysisRunInfo, type AnalysisRunInfo } from './analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
-import { setWeightAt } from '../../rollout/index.ts';
-import {
-  POD_TEMPLATE_HASH_LABEL,
-  REVISION_ANNOTATION,
-  SCALE_DOWN_DEADLINE_ANNOTATION,
-} from '../../api/keys.ts';
+import { hashOf, setWeightAt } from '../../rollout/index.ts';
+import { REVISION_ANNOTATION, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../api/keys.ts';
 import type { PodLike, ReplicaSetLike } from './objects.ts';
 import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
@@ -70,9 +66,6 @@ export function setWeight(ro: Rollout): number {
   if (i === undefined) return isFullyPromoted(ro) ? 100 : 0;
   return setWeightAt(steps, i);
 }
-
-export const hashOf = (o: { metadata?: { labels?: Record<string, string> } }): string | undefined =>
-  o.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
 
 /** The weight actually served: the router's canary weight, else the canary's share of pods. */
 export function actualWeight(ro: Rollout, replicaSets: readonly ReplicaSetLike[]): number {
