@@ -30,7 +30,7 @@ import {
   slackUserAllowed,
   storedApprovalContext,
 } from '../rollout/approval.ts';
-import { stepLabel } from '../rollout/steps.ts';
+import { stepLabel } from '../rollout/index.ts';
 import type { ExternalRequest, ExternalResponse, Route } from '../server/external.ts';
 import { html, text } from '../server/external.ts';
 import { confirmationPage, resultPage } from '../server/pages.ts';

@@ -8,7 +8,7 @@
 import { StepwiseError } from '../api/index.ts';
 import { ApiStatusError } from '../kube/errors.ts';
 import type { Refusal } from '../rollout/progressing.ts';
-import type { Write } from '../rollout/types.ts';
+import type { Write } from '../rollout/index.ts';
 
 /** BadRequest, Forbidden, Invalid: the server understood and said no. */
 const REFUSING_STATUSES: readonly number[] = [400, 403, 422];
