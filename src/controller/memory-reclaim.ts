@@ -153,3 +153,17 @@ export function v8Reclaim(): () => Promise<void> {
   const fn = gc as V8Gc;
   return () => fn({ type: 'major', execution: 'async', flavor: 'last-resort' });
 }
+
+/** The reclaimer `--reclaim-memory-after` asks for: none at 0. */
+export function reclaimerAfter(
+  idleMs: number,
+  o: Pick<MemoryReclaimerOptions, 'clock' | 'log' | 'onReclaimed'>,
+): MemoryReclaimer | undefined {
+  if (idleMs <= 0) return undefined;
+  return new MemoryReclaimer({
+    ...o,
+    idleMs,
+    collect: v8Reclaim(),
+    rss: () => process.memoryUsage.rss(),
+  });
+}

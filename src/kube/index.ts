@@ -17,7 +17,6 @@ export {
 } from './ratelimit.ts';
 export {
   RateLimitingQueue,
-  createWorkQueue,
   type WorkQueue,
   type WorkQueueOptions,
   type QueueMetrics,
@@ -38,6 +37,7 @@ export {
 } from './errors.ts';
 export {
   objectKey,
+  namespacedKey,
   splitKey,
   resourceVersionOf,
   stripManagedFields,
