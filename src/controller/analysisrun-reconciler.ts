@@ -19,11 +19,7 @@ import type {
   DueMeasurement,
   TakenMeasurement,
 } from '../analysis/evaluate/index.ts';
-import type { Clock } from '../kube/clock.ts';
-import type { EventRecorder } from '../kube/events.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { Logger } from '../kube/log.ts';
-import type { KubeObject } from '../kube/objects.ts';
+import type { Clock, EventRecorder, KubeApi, Logger, KubeObject } from '../kube/index.ts';
 import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/providers/index.ts';
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';

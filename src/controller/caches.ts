@@ -21,15 +21,15 @@ import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
 
-export const BY_OWNER = 'byOwner';
+const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
 /** Rollouts by the traffic objects their routing names (src/traffic refKey). */
 export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
-export const BY_HASH = 'byHash';
+const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
-export const BY_NAMESPACE = 'byNamespace';
+const BY_NAMESPACE = 'byNamespace';
 /** RolloutApprovals by the `namespace/name` of the Rollout they name. */
-export const BY_ROLLOUT = 'byRollout';
+const BY_ROLLOUT = 'byRollout';
 /** The index value prefix of a ClusterAnalysisTemplate reference (namespaces cannot contain ':'). */
 const CLUSTER_SCOPE = 'cluster:';
 

@@ -13,9 +13,8 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Clock } from '../kube/clock.ts';
-import type { Logger } from '../kube/log.ts';
-import { errorText } from '../kube/log.ts';
+import { errorText } from '../kube/index.ts';
+import type { Clock, Logger } from '../kube/index.ts';
 
 /** Growth since the last reclaim below which a quiet period is left alone. */
 export const MIN_GROWTH_BYTES = 8 * 2 ** 20;

@@ -14,11 +14,8 @@ import type {
   RolloutStatus,
   Service,
 } from '../api/index.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { Clock } from '../kube/clock.ts';
-import type { Logger } from '../kube/log.ts';
-import { Resources } from '../kube/resources.ts';
+import { Resources } from '../kube/index.ts';
+import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
 import { plan, servicesOf } from '../rollout/index.ts';
 import type { Observed, Plan, Write } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';

@@ -117,7 +117,7 @@ export function rolloutsOfService(stores: Stores, svc: Service): Key[] {
 }
 
 /** The Rollouts whose routing names a changed traffic object (its src/traffic refKey). */
-export function rolloutsOfTrafficObject(stores: Stores, objectKey: string): Key[] {
+function rolloutsOfTrafficObject(stores: Stores, objectKey: string): Key[] {
   return rolloutsBy(stores, BY_TRAFFIC_OBJECT, objectKey);
 }
 
