@@ -47,8 +47,20 @@ export const generationChanged: Predicate<KubeObject> = {
   deleted: () => true,
 };
 
-/** The keys a changed object wakes (undefined entries: nothing). */
-export type KeyMapping<T> = (obj: T) => readonly (Key | undefined)[];
+/** Which keys a changed object wakes (undefined entries: nothing), named for the table. */
+export interface KeyMapping<T> {
+  /** What it wakes, in words: 'its owner Rollout'. */
+  readonly to: string;
+  keys(obj: T): readonly (Key | undefined)[];
+}
+
+/** A named mapping: `mapping('its owner Rollout', (o) => [ownerKey(o, ROLLOUT)])`. */
+export function mapping<T>(
+  to: string,
+  keys: (obj: T) => readonly (Key | undefined)[],
+): KeyMapping<T> {
+  return { to, keys };
+}
 
 /** What the manager attaches: events in, keys out. */
 export interface Watch {
@@ -73,11 +85,11 @@ export function watch<T>(
   name: string,
   source: EventSource<T>,
   when: Predicate<NoInfer<T>>,
-  keys: KeyMapping<NoInfer<T>>,
-  to: string,
+  wakes: KeyMapping<NoInfer<T>>,
 ): Watch {
+  const keys = (o: T): readonly (Key | undefined)[] => wakes.keys(o);
   return {
-    description: `${name} -[${when.name}]-> ${to}`,
+    description: `${name} -[${when.name}]-> ${wakes.to}`,
     attach(wake, seen) {
       const send = (list: readonly (Key | undefined)[]): void => {
         for (const k of list) if (k !== undefined) wake(k);
@@ -107,15 +119,14 @@ export function watch<T>(
 export function watchChanges(
   name: string,
   subscribe: (onChange: (changed: string) => void) => void,
-  keys: (changed: string) => readonly Key[],
-  to: string,
+  wakes: KeyMapping<string>,
 ): Watch {
   return {
-    description: `${name} -[${anyChange.name}]-> ${to}`,
+    description: `${name} -[${anyChange.name}]-> ${wakes.to}`,
     attach(wake, seen) {
       subscribe((changed) => {
         seen();
-        for (const k of keys(changed)) wake(k);
+        for (const k of wakes.keys(changed)) if (k !== undefined) wake(k);
       });
     },
   };

@@ -27,8 +27,16 @@ import {
 import type { Stores } from './caches.ts';
 import type { Key } from './reconciler.ts';
 import type { TrafficInformers } from './traffic-wiring.ts';
-import { added, anyChange, generationChanged, phaseChanged, watch, watchChanges } from './watch.ts';
-import type { EventSource, Watch } from './watch.ts';
+import {
+  added,
+  anyChange,
+  generationChanged,
+  mapping,
+  phaseChanged,
+  watch,
+  watchChanges,
+} from './watch.ts';
+import type { EventSource, KeyMapping, Watch } from './watch.ts';
 
 const ANALYSIS_RUN: GroupKind = { group: GROUP, kind: ANALYSIS_RUN_KIND };
 const REPLICA_SET: GroupKind = { group: 'apps', kind: 'ReplicaSet' };
@@ -53,39 +61,17 @@ export function rolloutWatches(
   s: WatchedInformers,
   traffic: Pick<TrafficInformers, 'onChange'>,
 ): readonly Watch[] {
+  const onTrafficChange = (wake: (objectKey: string) => void): void => traffic.onChange(wake);
   return [
-    watch('Rollout', s.rollouts, anyChange, (r) => [namespacedKey(r)], 'itself'),
-    watch('ReplicaSet', s.replicaSets, anyChange, ownerRollout, 'its owner Rollout'),
-    watch('Pod', s.pods, anyChange, (p) => rolloutOfPod(s, p), 'its ReplicaSet’s Rollout'),
-    watch('Service', s.services, anyChange, (v) => rolloutsOfService(s, v), 'Rollouts naming it'),
-    watchChanges(
-      'traffic object',
-      (onChange) => traffic.onChange(onChange),
-      (objectKey) => rolloutsOfTrafficObject(s, objectKey),
-      'Rollouts routing through it',
-    ),
-    watch(
-      'AnalysisTemplate',
-      s.analysisTemplates,
-      anyChange,
-      (t) => rolloutsOfTemplate(s, t, false),
-      'Rollouts naming it',
-    ),
-    watch(
-      'ClusterAnalysisTemplate',
-      s.clusterAnalysisTemplates,
-      anyChange,
-      (t) => rolloutsOfTemplate(s, t, true),
-      'Rollouts naming it',
-    ),
-    watch('AnalysisRun', s.analysisRuns, phaseChanged, ownerRollout, 'its owner Rollout'),
-    watch(
-      'RolloutApproval',
-      s.approvals,
-      added,
-      (a) => [rolloutOfApproval(a)],
-      'the Rollout it names',
-    ),
+    watch('Rollout', s.rollouts, anyChange, itself),
+    watch('ReplicaSet', s.replicaSets, anyChange, ownerRollout),
+    watch('Pod', s.pods, anyChange, podsRollout(s)),
+    watch('Service', s.services, anyChange, namingService(s)),
+    watchChanges('traffic object', onTrafficChange, routingThrough(s)),
+    watch('AnalysisTemplate', s.analysisTemplates, anyChange, namingTemplate(s)),
+    watch('ClusterAnalysisTemplate', s.clusterAnalysisTemplates, anyChange, namingTemplate(s)),
+    watch('AnalysisRun', s.analysisRuns, phaseChanged, ownerRollout),
+    watch('RolloutApproval', s.approvals, added, approvedRollout),
   ];
 }
 
@@ -93,41 +79,57 @@ export function rolloutWatches(
 export function analysisRunWatches(s: WatchedInformers): readonly Watch[] {
   return [
     // Our own status writes need no pass (the next one is already scheduled); a terminate does.
-    watch('AnalysisRun', s.analysisRuns, generationChanged, (r) => [namespacedKey(r)], 'itself'),
-    watch('Job', s.jobs, anyChange, (j) => [ownerKey(j, ANALYSIS_RUN)], 'its owner AnalysisRun'),
+    watch('AnalysisRun', s.analysisRuns, generationChanged, itself),
+    watch('Job', s.jobs, anyChange, ownerRun),
   ];
 }
 
-/** The `namespace/name` of the Rollout that controls `obj` (group and kind, any version). */
-export function ownerRollout(obj: KubeObject): (Key | undefined)[] {
-  return [ownerKey(obj, ROLLOUT)];
-}
+export const itself = mapping('itself', (o: KubeObject) => [namespacedKey(o)]);
+
+/** The Rollout that controls the object (group and kind, any version). */
+export const ownerRollout = mapping('its owner Rollout', (o: KubeObject) => [ownerKey(o, ROLLOUT)]);
+
+/** The AnalysisRun that controls the object (a provider's Job). */
+export const ownerRun = mapping('its owner AnalysisRun', (o: KubeObject) => [
+  ownerKey(o, ANALYSIS_RUN),
+]);
+
+/** The Rollout a RolloutApproval names. */
+export const approvedRollout = mapping('the Rollout it names', (a: RolloutApproval) => [
+  rolloutOfApproval(a),
+]);
 
 /** A pod's Rollout: the owner of the ReplicaSet that controls it. */
-export function rolloutOfPod(stores: Stores, pod: Pod): Key[] {
-  const rsKey = ownerKey(pod, REPLICA_SET);
-  const rs = rsKey === undefined ? undefined : stores.replicaSets.get(rsKey);
-  const key = rs === undefined ? undefined : ownerKey(rs, ROLLOUT);
-  return key === undefined ? [] : [key];
+export function podsRollout(stores: Stores): KeyMapping<Pod> {
+  return mapping('its ReplicaSet’s Rollout', (pod) => {
+    const rsKey = ownerKey(pod, REPLICA_SET);
+    const rs = rsKey === undefined ? undefined : stores.replicaSets.get(rsKey);
+    return [rs === undefined ? undefined : ownerKey(rs, ROLLOUT)];
+  });
 }
 
 /** The Rollouts that name a Service in any role. */
-export function rolloutsOfService(stores: Stores, svc: Service): Key[] {
-  return rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`);
+export function namingService(stores: Stores): KeyMapping<Service> {
+  return mapping('Rollouts naming it', (svc) =>
+    rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`),
+  );
 }
 
 /** The Rollouts whose routing names a changed traffic object (its src/traffic refKey). */
-function rolloutsOfTrafficObject(stores: Stores, objectKey: string): Key[] {
-  return rolloutsBy(stores, BY_TRAFFIC_OBJECT, objectKey);
+function routingThrough(stores: Stores): KeyMapping<string> {
+  return mapping('Rollouts routing through it', (objectKey) =>
+    rolloutsBy(stores, BY_TRAFFIC_OBJECT, objectKey),
+  );
 }
 
-/** The Rollouts that name a changed template: one that was missing may now let them start. */
-export function rolloutsOfTemplate(
-  stores: Stores,
-  template: AnalysisTemplate,
-  clusterScoped: boolean,
-): Key[] {
-  return rolloutsBy(stores, BY_TEMPLATE, templateRef(template, clusterScoped));
+/**
+ * The Rollouts that name a changed template: one that was missing may now let them start. A
+ * template without a namespace is a ClusterAnalysisTemplate.
+ */
+export function namingTemplate(stores: Stores): KeyMapping<AnalysisTemplate> {
+  return mapping('Rollouts naming it', (t) =>
+    rolloutsBy(stores, BY_TEMPLATE, templateRef(t, t.metadata?.namespace === undefined)),
+  );
 }
 
 function rolloutsBy(stores: Stores, index: string, value: string): Key[] {

@@ -21,10 +21,10 @@ import {
 } from '../../../src/controller/caches.ts';
 import { phaseChanged } from '../../../src/controller/watch.ts';
 import {
+  namingService,
+  namingTemplate,
   ownerRollout,
-  rolloutOfPod,
-  rolloutsOfService,
-  rolloutsOfTemplate,
+  podsRollout,
 } from '../../../src/controller/watches.ts';
 import { Store } from '../../../src/kube/store.ts';
 import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
@@ -54,18 +54,18 @@ function rs(
 
 describe('owner mapping', () => {
   it('matches the controller ownerReference on group and kind, ignoring the version', () => {
-    assert.equal(ownerRollout(rs('a', 'h'))[0], 'ns/web');
+    assert.equal(ownerRollout.keys(rs('a', 'h'))[0], 'ns/web');
     assert.equal(
-      ownerRollout(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1beta9')]))[0],
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1beta9')]))[0],
       'ns/web',
     );
     assert.equal(
-      ownerRollout(rs('a', 'h', [owner('Rollout', 'argoproj.io/v1alpha1')]))[0],
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'argoproj.io/v1alpha1')]))[0],
       undefined,
     );
-    assert.equal(ownerRollout(rs('a', 'h', [owner('Deployment', 'apps/v1')]))[0], undefined);
+    assert.equal(ownerRollout.keys(rs('a', 'h', [owner('Deployment', 'apps/v1')]))[0], undefined);
     assert.equal(
-      ownerRollout(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1alpha1', false)]))[0],
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1alpha1', false)]))[0],
       undefined,
     );
   });
@@ -101,13 +101,13 @@ describe('owner mapping', () => {
       cache.podsOf(cache.replicaSetsOf(rollout)).map((p) => p.metadata?.name),
       ['web-h1-x'],
     );
-    assert.deepEqual(rolloutOfPod(stores, pod), ['ns/web']);
+    assert.deepEqual(podsRollout(stores).keys(pod), ['ns/web']);
     assert.deepEqual(
-      rolloutsOfService(stores, { metadata: { name: 'web-stable', namespace: 'ns' } }),
+      namingService(stores).keys({ metadata: { name: 'web-stable', namespace: 'ns' } }),
       ['ns/web'],
     );
     assert.deepEqual(
-      rolloutsOfService(stores, { metadata: { name: 'unrelated', namespace: 'ns' } }),
+      namingService(stores).keys({ metadata: { name: 'unrelated', namespace: 'ns' } }),
       [],
     );
   });
@@ -145,10 +145,10 @@ describe('AnalysisRuns in the Rollout cache', () => {
     // What a run change wakes: its owner, on add, delete or a phase change (watches.ts).
     assert.ok(phaseChanged.added(run('web-1')));
     assert.ok(phaseChanged.deleted(run('web-1')));
-    assert.deepEqual(ownerRollout(run('web-1')), ['ns/web']);
+    assert.deepEqual(ownerRollout.keys(run('web-1')), ['ns/web']);
     assert.equal(phaseChanged.updated(run('web-1', 'Running'), run('web-1', 'Running')), false);
     assert.ok(phaseChanged.updated(run('web-1', 'Running'), run('web-1', 'Failed')));
-    assert.deepEqual(ownerRollout(run('by-hand', 'Failed', [])), [undefined]);
+    assert.deepEqual(ownerRollout.keys(run('by-hand', 'Failed', [])), [undefined]);
   });
 });
 
@@ -239,10 +239,10 @@ describe('AnalysisTemplates in the Rollout cache', () => {
       pods: new Store<Pod>(),
       services: new Store<Service>(),
     };
-    assert.deepEqual(rolloutsOfTemplate(stores, template('rate', 'ns'), false), ['ns/web']);
-    assert.deepEqual(rolloutsOfTemplate(stores, template('rate', 'other'), false), []);
-    assert.deepEqual(rolloutsOfTemplate(stores, template('shared'), true), ['ns/web']);
-    assert.deepEqual(rolloutsOfTemplate(stores, template('rate'), true), []);
-    assert.deepEqual(rolloutsOfTemplate(stores, template('latency', 'ns'), false), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate', 'ns')), ['ns/web']);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate', 'other')), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('shared')), ['ns/web']);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate')), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('latency', 'ns')), []);
   });
 });
