@@ -3,6 +3,7 @@
  * workers, what wakes it (watches.ts), every key it owns, and what its passes report.
  * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
  */
+import type { Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
@@ -18,7 +19,6 @@ import { RolloutReconciler } from './rollout-reconciler.ts';
 import type { PlannedEvent } from './rollout-reconciler.ts';
 import type { TrafficInformers } from './traffic-wiring.ts';
 import { analysisRunWatches, rolloutWatches } from './watches.ts';
-import type { Rollout } from '../api/index.ts';
 
 export interface ControllerDeps {
   readonly config: ControllerConfig;
