@@ -6,16 +6,14 @@
  * Secret and key, never a value.
  */
 import type { AnalysisRun } from '../api/index.ts';
-import type { Clock } from '../kube/clock.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import { Resources } from '../kube/resources.ts';
+import { Resources } from '../kube/index.ts';
+import type { Clock, KubeApi, KubeObject } from '../kube/index.ts';
 import type { SecretRef, SecretSource } from '../analysis/providers/index.ts';
 
 export type { SecretRef, SecretSource } from '../analysis/providers/index.ts';
 
 /** Long enough to spare the API server at a 1 s interval, short enough to follow a rotation. */
-export const SECRET_TTL_MS = 30_000;
+const SECRET_TTL_MS = 30_000;
 
 interface SecretObject extends KubeObject {
   readonly data?: Readonly<Record<string, string>>;

@@ -19,14 +19,11 @@ import type {
   DueMeasurement,
   TakenMeasurement,
 } from '../analysis/evaluate/index.ts';
-import type { Clock } from '../kube/clock.ts';
-import type { EventRecorder } from '../kube/events.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { Logger } from '../kube/log.ts';
-import type { KubeObject } from '../kube/objects.ts';
+import type { Clock, EventRecorder, KubeApi, Logger, KubeObject } from '../kube/index.ts';
 import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/providers/index.ts';
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';
+import { Expectations } from './expectations.ts';
 import { callProvider } from './provider-call.ts';
 import { RunStatusWrites } from './run-status-writes.ts';
 import type { PendingWrites } from './run-status-writes.ts';
@@ -68,17 +65,18 @@ export class AnalysisRunReconciler implements Reconciler {
    * instead of waiting for the watch to deliver it. Any other version in the cache (ours caught
    * up, a spec change, someone else's write) wins.
    */
-  readonly #written = new Map<Key, { older: Set<string>; run: AnalysisRun }>();
+  readonly #written: Expectations<AnalysisRun>;
   /** Status writes still on their way (only with `wake`: see RunStatusWrites). */
   readonly #writes: RunStatusWrites;
 
   constructor(deps: AnalysisRunReconcilerDeps) {
     this.#deps = deps;
+    this.#written = new Expectations(deps.clock);
     this.#writes = new RunStatusWrites({
       apply: (run, status) => this.#applyStatus(run, status),
-      settled: (key, run, older) => this.#written.set(key, { older, run }),
+      settled: (key, run, older) => this.#written.expect(key, older, run),
       failed: (key) => {
-        this.#written.delete(key);
+        this.#written.forget(key);
         deps.wake?.(key);
       },
     });
@@ -88,7 +86,7 @@ export class AnalysisRunReconciler implements Reconciler {
     const { cache, clock } = this.#deps;
     const cached = cache.analysisRun(key);
     if (cached === undefined) {
-      this.#written.delete(key);
+      this.#written.forget(key);
       this.#writes.forget(key);
       return {};
     }
@@ -103,18 +101,16 @@ export class AnalysisRunReconciler implements Reconciler {
       await pending.drained;
       this.#writes.forget(key);
       if (pending.failure !== undefined) {
-        this.#written.delete(key);
+        this.#written.forget(key);
         throw asError(pending.failure);
       }
     }
-    const ours = this.#written.get(key);
-    const stale = ours !== undefined && ours.older.has(cached.metadata.resourceVersion ?? '');
-    const run = stale ? ours.run : cached;
     // Kept until the cache shows our write (or anything newer): a pass that writes nothing must
     // not fall back to the stale copy and measure again.
-    if (!stale) this.#written.delete(key);
+    const ours = this.#written.stale(key, cached.metadata.resourceVersion);
+    const run = ours?.written ?? cached;
     if (isCompleted(run.status?.phase)) return {};
-    const older = new Set(stale ? ours.older : []);
+    const older = new Set(ours?.replaced ?? []);
     older.add(cached.metadata.resourceVersion ?? '').add(run.metadata.resourceVersion ?? '');
     const taken = await this.#measure(run, clock.now(), signal);
     return this.#decide(key, run, taken, older);
@@ -156,7 +152,7 @@ export class AnalysisRunReconciler implements Reconciler {
       const written = await this.#applyStatus(run, outcome.status);
       const replaced = new Set(older);
       replaced.delete(written.metadata.resourceVersion ?? '');
-      this.#written.set(key, { older: replaced, run: written });
+      this.#written.expect(key, replaced, written);
       emit();
     } else {
       const base = this.#newestWritten(key, run);
@@ -178,9 +174,8 @@ export class AnalysisRunReconciler implements Reconciler {
    * write would be refused as a Conflict, and the run backed off).
    */
   #newestWritten(key: Key, run: AnalysisRun): AnalysisRun {
-    const ours = this.#written.get(key);
-    if (ours === undefined || !ours.older.has(run.metadata.resourceVersion ?? '')) return run;
-    return { ...run, metadata: ours.run.metadata };
+    const ours = this.#written.peek(key, run.metadata.resourceVersion);
+    return ours === undefined ? run : { ...run, metadata: ours.written.metadata };
   }
 
   /** The run's args, or the Error every measurement of this pass records. */

@@ -17,10 +17,8 @@ import {
 } from '../approval/index.ts';
 import { APPROVALS_FIELD_MANAGER } from '../api/index.ts';
 import type { ApprovalRecord, Approvers, Rollout } from '../api/index.ts';
-import { isConflict } from '../kube/errors.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { Logger } from '../kube/log.ts';
-import { Resources } from '../kube/resources.ts';
+import { isConflict, Resources } from '../kube/index.ts';
+import type { KubeApi, Logger } from '../kube/index.ts';
 import {
   anyoneMay,
   describeApprovers,

@@ -1,6 +1,7 @@
 /**
- * The reconciler's read side over the informers' stores, and the mapping from a changed child
- * (ReplicaSet, pod, Service) to the key of the Rollout that must look again.
+ * The reconciler's read side over the informers' stores: the indexes it reads by, the slim forms
+ * pods and Services are kept in, and the RolloutCache over them. Which change wakes which
+ * Rollout is watches.ts.
  */
 import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
 import type {
@@ -13,38 +14,30 @@ import type {
   RolloutApproval,
   Service,
 } from '../api/index.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import { ownerKey } from '../kube/owners.ts';
-import type { GroupKind } from '../kube/owners.ts';
-import type { Cache, IndexFunc } from '../kube/store.ts';
+import { ownerIndex } from '../kube/index.ts';
+import type { Cache, GroupKind, IndexFunc } from '../kube/index.ts';
+import { servicesOf } from '../rollout/index.ts';
 import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
 
-export const BY_OWNER = 'byOwner';
+const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
 /** Rollouts by the traffic objects their routing names (src/traffic refKey). */
 export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
-export const BY_HASH = 'byHash';
+const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
-export const BY_NAMESPACE = 'byNamespace';
+const BY_NAMESPACE = 'byNamespace';
 /** RolloutApprovals by the `namespace/name` of the Rollout they name. */
-export const BY_ROLLOUT = 'byRollout';
+const BY_ROLLOUT = 'byRollout';
 /** The index value prefix of a ClusterAnalysisTemplate reference (namespaces cannot contain ':'). */
 const CLUSTER_SCOPE = 'cluster:';
 
-const ROLLOUT: GroupKind = { group: GROUP, kind: ROLLOUT_KIND };
+export const ROLLOUT: GroupKind = { group: GROUP, kind: ROLLOUT_KIND };
 
-/** The `namespace/name` of the Rollout that controls `obj` (group and kind, any version). */
-export function rolloutOwnerKey(obj: KubeObject): Key | undefined {
-  return ownerKey(obj, ROLLOUT);
-}
-
+/** ReplicaSets by the `namespace/name` of the Rollout that controls them. */
 export const replicaSetIndexers: Readonly<Record<string, IndexFunc<ReplicaSet>>> = {
-  [BY_OWNER]: (rs) => {
-    const key = rolloutOwnerKey(rs);
-    return key ? [key] : [];
-  },
+  [BY_OWNER]: ownerIndex(ROLLOUT),
 };
 
 /** Pods by `namespace/hash`: a Rollout's pods are those of its ReplicaSets' hashes. */
@@ -57,13 +50,7 @@ export const podIndexers: Readonly<Record<string, IndexFunc<Pod>>> = {
 
 /** Rollouts by `namespace/service` they name, so a Service change wakes its Rollouts. */
 export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
-  [BY_SERVICE]: (r) => {
-    const canary = r.spec?.strategy?.canary;
-    const ns = r.metadata?.namespace ?? '';
-    return [canary?.canaryService, canary?.stableService]
-      .filter((s): s is string => typeof s === 'string')
-      .map((s) => `${ns}/${s}`);
-  },
+  [BY_SERVICE]: (r) => servicesOf(r).map((s) => `${r.metadata?.namespace ?? ''}/${s.name}`),
   [BY_TEMPLATE]: (r) => templateRefs(r),
   [BY_TRAFFIC_OBJECT]: (r) => trafficRefKeys(r),
 };
@@ -88,45 +75,23 @@ export const templateIndexers: Readonly<Record<string, IndexFunc<AnalysisTemplat
   [BY_NAMESPACE]: (t) => [t.metadata?.namespace ?? ''],
 };
 
-/** The Rollouts that name a changed template: one that was missing may now let them start. */
-export function rolloutKeysForTemplate(
-  stores: Stores,
-  template: AnalysisTemplate,
-  clusterScoped: boolean,
-): Key[] {
+/** A template's value in the BY_TEMPLATE index. */
+export function templateRef(template: AnalysisTemplate, clusterScoped: boolean): string {
   const name = template.metadata?.name ?? '';
-  const ref = clusterScoped ? `${CLUSTER_SCOPE}${name}` : `${template.metadata?.namespace}/${name}`;
-  return stores.rollouts
-    .byIndex(BY_TEMPLATE, ref)
-    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
+  return clusterScoped ? `${CLUSTER_SCOPE}${name}` : `${template.metadata?.namespace}/${name}`;
 }
 
-/** AnalysisRuns by the `namespace/name` of the Rollout that owns them. */
+/** AnalysisRuns by the `namespace/name` of the Rollout that controls them. */
 export const analysisRunIndexers: Readonly<Record<string, IndexFunc<AnalysisRun>>> = {
-  [BY_OWNER]: (run) => {
-    const key = rolloutOwnerKey(run);
-    return key ? [key] : [];
-  },
+  [BY_OWNER]: ownerIndex(ROLLOUT),
 };
-
-/**
- * The Rollout to wake for a changed AnalysisRun: its owner, when the run was added or deleted or
- * its phase changed (measurements alone do not move a Rollout).
- */
-export function rolloutKeyForRunChange(
-  old: AnalysisRun | undefined,
-  run: AnalysisRun,
-): Key | undefined {
-  if (old !== undefined && old.status?.phase === run.status?.phase) return undefined;
-  return rolloutOwnerKey(run);
-}
 
 export const approvalIndexers: Readonly<Record<string, IndexFunc<RolloutApproval>>> = {
-  [BY_ROLLOUT]: (a) => [rolloutKeyOfApproval(a)],
+  [BY_ROLLOUT]: (a) => [rolloutOfApproval(a)],
 };
 
-/** The Rollout a RolloutApproval names: it looks when one appears. */
-export function rolloutKeyOfApproval(a: RolloutApproval): Key {
+/** The Rollout a RolloutApproval names. */
+export function rolloutOfApproval(a: RolloutApproval): Key {
   return `${a.metadata?.namespace ?? ''}/${a.spec?.rolloutName ?? ''}`;
 }
 
@@ -190,27 +155,6 @@ function byName(templates: readonly AnalysisTemplate[]): ReadonlyMap<string, Ana
 function analysisRunsOf(runs: Cache<AnalysisRun>): (rollout: Rollout) => AnalysisRun[] {
   return (rollout) =>
     runs.byIndex(BY_OWNER, `${rollout.metadata.namespace}/${rollout.metadata.name}`);
-}
-
-/** Rollout keys to wake for a changed pod: the owner of the ReplicaSet of its hash. */
-export function rolloutKeysForPod(stores: Stores, pod: Pod): Key[] {
-  const rsName = pod.metadata?.ownerReferences?.find((r) => r.kind === 'ReplicaSet')?.name;
-  const rs = rsName ? stores.replicaSets.get(`${pod.metadata?.namespace}/${rsName}`) : undefined;
-  const key = rs ? rolloutOwnerKey(rs) : undefined;
-  return key ? [key] : [];
-}
-
-/** The Rollouts whose routing names a changed traffic object (its src/traffic refKey). */
-export function rolloutKeysForTrafficObject(stores: Stores, objectKey: string): Key[] {
-  return stores.rollouts
-    .byIndex(BY_TRAFFIC_OBJECT, objectKey)
-    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
-}
-
-export function rolloutKeysForService(stores: Stores, svc: Service): Key[] {
-  return stores.rollouts
-    .byIndex(BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`)
-    .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
 }
 
 /** The metadata every slimmed object keeps. */

@@ -237,3 +237,25 @@ function hostPort(v: string, flag: string): [string, number] {
   }
   return [v.slice(0, i) || '0.0.0.0', port];
 }
+
+/**
+ * The configuration of this process, or the exit code of a run that ends here: `--help` (the
+ * usage on stdout, 0) or bad flags (one line on stderr, 2).
+ */
+export function configOrExit(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  out: { readonly stdout: NodeJS.WritableStream; readonly stderr: NodeJS.WritableStream },
+): ControllerConfig | number {
+  try {
+    return parseConfig(argv, env);
+  } catch (err) {
+    if (err instanceof HelpRequested) {
+      out.stdout.write(`${err.message}\n`);
+      return ExitCode.ok;
+    }
+    if (!(err instanceof ConfigError) && !(err instanceof TypeError)) throw err;
+    out.stderr.write(`${err.message}\n`);
+    return ExitCode.badFlags;
+  }
+}

@@ -14,15 +14,16 @@ import type {
   Service,
 } from '../api/index.ts';
 import { JOB_RUN_LABEL } from '../analysis/providers/index.ts';
-import type { Clock } from '../kube/clock.ts';
-import { Informer } from '../kube/informer.ts';
-import type { KubeApi, Selectors } from '../kube/kube-api.ts';
-import { kubeListWatch } from '../kube/listwatch.ts';
-import type { Logger } from '../kube/log.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import { Resources } from '../kube/resources.ts';
-import type { ResourceType } from '../kube/resources.ts';
-import type { IndexFunc } from '../kube/store.ts';
+import { Informer, kubeListWatch, Resources } from '../kube/index.ts';
+import type {
+  Clock,
+  KubeApi,
+  Selectors,
+  Logger,
+  KubeObject,
+  ResourceType,
+  IndexFunc,
+} from '../kube/index.ts';
 import {
   analysisRunIndexers,
   approvalIndexers,

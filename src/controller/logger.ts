@@ -1,5 +1,5 @@
 /** One JSON line per log call on stdout (stderr for warnings and errors). No dependencies. */
-import type { LogFields, Logger } from '../kube/log.ts';
+import type { LogFields, Logger } from '../kube/index.ts';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };

@@ -13,9 +13,8 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Clock } from '../kube/clock.ts';
-import type { Logger } from '../kube/log.ts';
-import { errorText } from '../kube/log.ts';
+import { errorText } from '../kube/index.ts';
+import type { Clock, Logger } from '../kube/index.ts';
 
 /** Growth since the last reclaim below which a quiet period is left alone. */
 export const MIN_GROWTH_BYTES = 8 * 2 ** 20;
@@ -152,4 +151,18 @@ export function v8Reclaim(): () => Promise<void> {
   if (typeof gc !== 'function') throw new Error('V8 gc extension unavailable');
   const fn = gc as V8Gc;
   return () => fn({ type: 'major', execution: 'async', flavor: 'last-resort' });
+}
+
+/** The reclaimer `--reclaim-memory-after` asks for: none at 0. */
+export function reclaimerAfter(
+  idleMs: number,
+  o: Pick<MemoryReclaimerOptions, 'clock' | 'log' | 'onReclaimed'>,
+): MemoryReclaimer | undefined {
+  if (idleMs <= 0) return undefined;
+  return new MemoryReclaimer({
+    ...o,
+    idleMs,
+    collect: v8Reclaim(),
+    rss: () => process.memoryUsage.rss(),
+  });
 }

@@ -5,9 +5,8 @@
  * names on them: per-object labels there behave like a memory leak (Argo PR #3929).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { requestMetrics, workqueueMetrics } from '../kube/metrics.ts';
-import type { RequestInfo } from '../kube/rest.ts';
-import type { QueueMetrics } from '../kube/workqueue.ts';
+import { requestMetrics, workqueueMetrics } from '../kube/index.ts';
+import type { RequestInfo, QueueMetrics } from '../kube/index.ts';
 
 export class ControllerMetrics {
   readonly registry: Registry;

@@ -9,7 +9,7 @@ import { newTokenId, signApprovalToken } from '../approval/index.ts';
 import type { Decision } from '../approval/index.ts';
 import { Reason } from '../api/index.ts';
 import type { ApprovalRecord, ApprovalStep, Rollout } from '../api/index.ts';
-import type { Logger } from '../kube/log.ts';
+import type { Logger } from '../kube/index.ts';
 import { NotificationKind, parseSubscriptions } from '../notify/index.ts';
 import type { Notification, Notifier, NotifyConfig } from '../notify/index.ts';
 import { anyoneMay } from '../rollout/approval.ts';

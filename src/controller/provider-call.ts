@@ -12,7 +12,7 @@ import type {
   PendingOutcome,
   ProviderName,
 } from '../analysis/providers/index.ts';
-import type { Clock } from '../kube/clock.ts';
+import type { Clock } from '../kube/index.ts';
 
 export type Outcome = ProviderOutcome | PendingOutcome;
 

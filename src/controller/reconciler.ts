@@ -3,7 +3,7 @@
  * Errors back off per key; a TerminalError is not retried (the next change to the object will
  * bring it back).
  */
-import type { NamespacedKey } from '../kube/objects.ts';
+import type { NamespacedKey } from '../kube/index.ts';
 
 export type Key = NamespacedKey;
 

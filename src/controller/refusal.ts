@@ -6,9 +6,9 @@
  * still retried with the work queue's backoff, since whatever refused it may change.
  */
 import { StepwiseError } from '../api/index.ts';
-import { ApiStatusError } from '../kube/errors.ts';
+import { ApiStatusError } from '../kube/index.ts';
 import type { Refusal } from '../rollout/progressing.ts';
-import type { Write } from '../rollout/types.ts';
+import type { Write } from '../rollout/index.ts';
 
 /** BadRequest, Forbidden, Invalid: the server understood and said no. */
 const REFUSING_STATUSES: readonly number[] = [400, 403, 422];

@@ -14,13 +14,11 @@ import type {
   RolloutStatus,
   Service,
 } from '../api/index.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { Clock } from '../kube/clock.ts';
-import type { Logger } from '../kube/log.ts';
-import { Resources } from '../kube/resources.ts';
-import { plan } from '../rollout/plan.ts';
-import type { Observed, Plan, Write } from '../rollout/types.ts';
+import { Resources } from '../kube/index.ts';
+import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
+import { plan, servicesOf } from '../rollout/index.ts';
+import type { Observed, Plan, Write } from '../rollout/index.ts';
+import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
 import type { Refusal } from '../rollout/progressing.ts';
@@ -80,49 +78,44 @@ const STALE_CACHE_REQUEUE_MS = 100;
 
 export class RolloutReconciler implements Reconciler {
   readonly #deps: RolloutReconcilerDeps;
-  /** key → resourceVersion we planned from, while the cache has not caught up with our write. */
-  readonly #awaiting = new Map<Key, string>();
-  /** ReplicaSet key → resourceVersion we planned from, until the cache shows our apply. */
-  readonly #awaitingReplicaSets = new Map<string, string>();
+  /** Our status writes, until the cache shows them (the version written is kept). */
+  readonly #statusWrites: Expectations<string>;
+  /** Our ReplicaSet applies, by ReplicaSet key, until the cache shows them. */
+  readonly #replicaSetWrites: Expectations<string>;
   /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
   readonly #storms = new WriteStormGuard();
 
   constructor(deps: RolloutReconcilerDeps) {
     this.#deps = deps;
+    this.#statusWrites = new Expectations(deps.clock);
+    this.#replicaSetWrites = new Expectations(deps.clock);
   }
 
   async reconcile(key: Key): Promise<Result> {
     const { cache, clock } = this.#deps;
     const rollout = cache.rollout(key);
     if (rollout === undefined) {
-      this.#awaiting.delete(key);
+      this.#statusWrites.forget(key);
       this.#storms.forget(key);
-      for (const rsKey of this.#awaitingReplicaSets.keys()) {
-        if (rsKey.startsWith(`${key}-`)) this.#awaitingReplicaSets.delete(rsKey);
-      }
+      this.#replicaSetWrites.forgetWhere((rsKey) => rsKey.startsWith(`${key}-`));
       this.#deps.onDeleted?.(key);
       return {};
     }
-    const readVersion = rollout.metadata.resourceVersion ?? '';
-    if (this.#awaiting.get(key) === readVersion) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-    this.#awaiting.delete(key);
-
+    if (this.#statusWrites.stale(key, rollout.metadata.resourceVersion)) {
+      return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    }
     const replicaSets = cache.replicaSetsOf(rollout);
     // Same for ReplicaSets we scaled: a stale one would be scaled (and reported) twice.
     for (const rs of replicaSets) {
       const rsKey = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
-      const before = this.#awaitingReplicaSets.get(rsKey);
-      if (before === undefined) continue;
-      if (before === rs.metadata?.resourceVersion)
+      if (this.#replicaSetWrites.stale(rsKey, rs.metadata?.resourceVersion)) {
         return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-      this.#awaitingReplicaSets.delete(rsKey);
+      }
     }
-    const canary = rollout.spec.strategy?.canary;
     const services = new Map<string, Service>();
-    for (const name of [canary?.canaryService, canary?.stableService]) {
-      const svc =
-        name === undefined ? undefined : cache.service(rollout.metadata.namespace ?? '', name);
-      if (name !== undefined && svc !== undefined) services.set(name, svc);
+    for (const { name } of servicesOf(rollout)) {
+      const svc = cache.service(rollout.metadata.namespace ?? '', name);
+      if (svc !== undefined) services.set(name, svc);
     }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
@@ -178,7 +171,7 @@ export class RolloutReconciler implements Reconciler {
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
       if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
-        this.#awaiting.set(key, readVersion);
+        this.#statusWrites.expect(key, [readVersion], written);
       }
     }
     return {};
@@ -202,7 +195,7 @@ export class RolloutReconciler implements Reconciler {
     const name = body.metadata?.name;
     const before = observed.find((rs) => rs.metadata?.name === name)?.metadata?.resourceVersion;
     if (before !== undefined && written !== undefined && written !== before) {
-      this.#awaitingReplicaSets.set(`${body.metadata?.namespace}/${name}`, before);
+      this.#replicaSetWrites.expect(`${body.metadata?.namespace}/${name}`, [before], written);
     }
   }
 

@@ -3,9 +3,8 @@
  * the outcome back on the queue (controller-runtime's rules): success → forget, and addAfter when
  * a timer matters; error → addRateLimited; TerminalError → forget, counted; panics are errors.
  */
-import type { Logger } from '../kube/log.ts';
-import { errorText } from '../kube/log.ts';
-import type { WorkQueue } from '../kube/workqueue.ts';
+import { errorText } from '../kube/index.ts';
+import type { Logger, WorkQueue } from '../kube/index.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { TerminalError } from './reconciler.ts';
 

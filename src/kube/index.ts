@@ -1,4 +1,8 @@
-/** src/kube: cluster access. The public surface; other modules import from here. */
+/**
+ * src/kube: cluster access. The public surface: src/controller imports src/kube only from here
+ * (test/unit/kube/surface.test.ts holds it to that); the client-node transport stays out, so
+ * client-node loads only for a kubeconfig that needs it.
+ */
 export {
   systemClock,
   sleep,
@@ -17,7 +21,6 @@ export {
 } from './ratelimit.ts';
 export {
   RateLimitingQueue,
-  createWorkQueue,
   type WorkQueue,
   type WorkQueueOptions,
   type QueueMetrics,
@@ -38,8 +41,8 @@ export {
 } from './errors.ts';
 export {
   objectKey,
+  namespacedKey,
   splitKey,
-  resourceVersionOf,
   stripManagedFields,
   type KubeObject,
   type ObjectMeta,
@@ -59,7 +62,6 @@ export {
 } from './resources.ts';
 export {
   RestClient,
-  readLines,
   type HttpTransport,
   type HttpRequest,
   type HttpResponse,
@@ -106,12 +108,6 @@ export {
   type EventRecorderOptions,
   type EventType,
 } from './events.ts';
-export {
-  ownerKey,
-  ownerIndex,
-  ownerKeysForUpdate,
-  controllerRef,
-  type GroupKind,
-} from './owners.ts';
+export { ownerKey, ownerIndex, ownerKeysForUpdate, type GroupKind } from './owners.ts';
 export { workqueueMetrics, requestMetrics } from './metrics.ts';
 export { silentLogger, errorText, type Logger, type LogFields } from './log.ts';

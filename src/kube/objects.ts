@@ -53,10 +53,6 @@ export function splitKey(key: ObjectKey): { namespace: string | undefined; name:
     : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
-export function resourceVersionOf(obj: KubeObject): string | undefined {
-  return obj.metadata?.resourceVersion;
-}
-
 /**
  * A copy without `metadata.managedFields`: the informer's default transform. Managed fields are
  * often a third of an object's size and nothing in the controller reads them from the cache.

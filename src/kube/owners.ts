@@ -14,7 +14,7 @@ export interface GroupKind {
 }
 
 /** The reference with `controller: true` matching `owner`, if any. */
-export function controllerRef(obj: KubeObject, owner: GroupKind): OwnerReference | undefined {
+function controllerRef(obj: KubeObject, owner: GroupKind): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find(
     (r) =>
       r.controller === true &&

@@ -174,7 +174,7 @@ function withAccept(headers: Readonly<Record<string, string>> | undefined): Reco
 }
 
 /** Decodes newline-delimited JSON; a line that is not JSON breaks the stream (it is corrupt). */
-export async function readLines(
+async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (value: unknown) => void,
 ): Promise<void> {

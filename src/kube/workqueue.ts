@@ -238,7 +238,3 @@ export class RateLimitingQueue<K extends string> implements WorkQueue<K> {
     this.#arm();
   }
 }
-
-export function createWorkQueue<K extends string>(opts: WorkQueueOptions<K> = {}): WorkQueue<K> {
-  return new RateLimitingQueue<K>(opts);
-}

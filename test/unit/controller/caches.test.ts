@@ -15,15 +15,17 @@ import {
   replicaSetIndexers,
   rolloutCache,
   rolloutIndexers,
-  rolloutKeyForRunChange,
-  rolloutKeysForPod,
-  rolloutKeysForService,
-  rolloutKeysForTemplate,
   templateIndexers,
-  rolloutOwnerKey,
   slimPod,
   slimService,
 } from '../../../src/controller/caches.ts';
+import { phaseChanged } from '../../../src/controller/watch.ts';
+import {
+  namingService,
+  namingTemplate,
+  ownerRollout,
+  podsRollout,
+} from '../../../src/controller/watches.ts';
 import { Store } from '../../../src/kube/store.ts';
 import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
@@ -52,18 +54,18 @@ function rs(
 
 describe('owner mapping', () => {
   it('matches the controller ownerReference on group and kind, ignoring the version', () => {
-    assert.equal(rolloutOwnerKey(rs('a', 'h')), 'ns/web');
+    assert.equal(ownerRollout.keys(rs('a', 'h'))[0], 'ns/web');
     assert.equal(
-      rolloutOwnerKey(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1beta9')])),
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1beta9')]))[0],
       'ns/web',
     );
     assert.equal(
-      rolloutOwnerKey(rs('a', 'h', [owner('Rollout', 'argoproj.io/v1alpha1')])),
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'argoproj.io/v1alpha1')]))[0],
       undefined,
     );
-    assert.equal(rolloutOwnerKey(rs('a', 'h', [owner('Deployment', 'apps/v1')])), undefined);
+    assert.equal(ownerRollout.keys(rs('a', 'h', [owner('Deployment', 'apps/v1')]))[0], undefined);
     assert.equal(
-      rolloutOwnerKey(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1alpha1', false)])),
+      ownerRollout.keys(rs('a', 'h', [owner('Rollout', 'stepwise.dev/v1alpha1', false)]))[0],
       undefined,
     );
   });
@@ -82,7 +84,10 @@ describe('owner mapping', () => {
         name: 'web-h1-x',
         namespace: 'ns',
         labels: { 'rollouts-pod-template-hash': 'h1' },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-h1', uid: 'r' }],
+        // As the ReplicaSet controller writes it: the pod's controller reference.
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-h1', uid: 'r', controller: true },
+        ],
       },
     };
     pods.set('ns/web-h1-x', pod);
@@ -96,13 +101,13 @@ describe('owner mapping', () => {
       cache.podsOf(cache.replicaSetsOf(rollout)).map((p) => p.metadata?.name),
       ['web-h1-x'],
     );
-    assert.deepEqual(rolloutKeysForPod(stores, pod), ['ns/web']);
+    assert.deepEqual(podsRollout(stores).keys(pod), ['ns/web']);
     assert.deepEqual(
-      rolloutKeysForService(stores, { metadata: { name: 'web-stable', namespace: 'ns' } }),
+      namingService(stores).keys({ metadata: { name: 'web-stable', namespace: 'ns' } }),
       ['ns/web'],
     );
     assert.deepEqual(
-      rolloutKeysForService(stores, { metadata: { name: 'unrelated', namespace: 'ns' } }),
+      namingService(stores).keys({ metadata: { name: 'unrelated', namespace: 'ns' } }),
       [],
     );
   });
@@ -137,13 +142,13 @@ describe('AnalysisRuns in the Rollout cache', () => {
       cache.analysisRunsOf?.(rolloutFixture()).map((r) => r.metadata.name),
       ['web-1'],
     );
-    assert.equal(rolloutKeyForRunChange(undefined, run('web-1')), 'ns/web');
-    assert.equal(
-      rolloutKeyForRunChange(run('web-1', 'Running'), run('web-1', 'Running')),
-      undefined,
-    );
-    assert.equal(rolloutKeyForRunChange(run('web-1', 'Running'), run('web-1', 'Failed')), 'ns/web');
-    assert.equal(rolloutKeyForRunChange(undefined, run('by-hand', 'Failed', [])), undefined);
+    // What a run change wakes: its owner, on add, delete or a phase change (watches.ts).
+    assert.ok(phaseChanged.added(run('web-1')));
+    assert.ok(phaseChanged.deleted(run('web-1')));
+    assert.deepEqual(ownerRollout.keys(run('web-1')), ['ns/web']);
+    assert.equal(phaseChanged.updated(run('web-1', 'Running'), run('web-1', 'Running')), false);
+    assert.ok(phaseChanged.updated(run('web-1', 'Running'), run('web-1', 'Failed')));
+    assert.deepEqual(ownerRollout.keys(run('by-hand', 'Failed', [])), [undefined]);
   });
 });
 
@@ -234,10 +239,10 @@ describe('AnalysisTemplates in the Rollout cache', () => {
       pods: new Store<Pod>(),
       services: new Store<Service>(),
     };
-    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate', 'ns'), false), ['ns/web']);
-    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate', 'other'), false), []);
-    assert.deepEqual(rolloutKeysForTemplate(stores, template('shared'), true), ['ns/web']);
-    assert.deepEqual(rolloutKeysForTemplate(stores, template('rate'), true), []);
-    assert.deepEqual(rolloutKeysForTemplate(stores, template('latency', 'ns'), false), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate', 'ns')), ['ns/web']);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate', 'other')), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('shared')), ['ns/web']);
+    assert.deepEqual(namingTemplate(stores).keys(template('rate')), []);
+    assert.deepEqual(namingTemplate(stores).keys(template('latency', 'ns')), []);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, parseConfig } from '../../../src/controller/config.ts';
+import {
+  ConfigError,
+  configOrExit,
+  ExitCode,
+  parseConfig,
+} from '../../../src/controller/config.ts';
 
 describe('controller configuration', () => {
   it('has safe defaults: loopback metrics, leader election on, all namespaces', () => {
@@ -91,5 +96,34 @@ describe('controller configuration', () => {
 
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
+  });
+});
+
+describe('the configuration of the process', () => {
+  const streams = () => {
+    const out = { stdout: '', stderr: '' };
+    const sink = (k: 'stdout' | 'stderr') =>
+      ({ write: (s: string) => ((out[k] += s), true) }) as unknown as NodeJS.WritableStream;
+    return { out, io: { stdout: sink('stdout'), stderr: sink('stderr') } };
+  };
+
+  it('--help: the usage on stdout and exit code 0', () => {
+    const { out, io } = streams();
+    assert.equal(configOrExit(['--help'], {}, io), ExitCode.ok);
+    assert.match(out.stdout, /^stepwise-controller \[flags\]\n/);
+    assert.equal(out.stderr, '');
+  });
+
+  it('bad flags: one line on stderr naming the flag, exit code 2', () => {
+    const { out, io } = streams();
+    assert.equal(configOrExit(['--workers=0'], {}, io), ExitCode.badFlags);
+    assert.match(out.stderr, /--workers must be a positive integer/);
+    assert.equal(out.stdout, '');
+  });
+
+  it('good flags: the configuration', () => {
+    const { io } = streams();
+    const c = configOrExit(['--workers=3'], {}, io);
+    assert.equal(typeof c === 'number' ? c : c.workers, 3);
   });
 });

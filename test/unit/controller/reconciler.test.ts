@@ -3,6 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReplicaSet, Rollout } from '../../../src/api/index.ts';
+import { EXPECTATION_TTL_MS } from '../../../src/controller/expectations.ts';
 import { RolloutReconciler } from '../../../src/controller/rollout-reconciler.ts';
 import type { RolloutCache } from '../../../src/controller/rollout-reconciler.ts';
 import { apiStatusError } from '../../../src/kube/errors.ts';
@@ -23,15 +24,17 @@ function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
     podsOf: () => [],
     service: () => undefined,
   };
+  const clock = new FakeClock(Date.parse('2026-12-01T10:00:00Z'));
   const reconciler = new RolloutReconciler({
     cache,
     api,
     events: { event: (_r, type, reason) => events.push(`${type} ${reason}`) },
-    clock: new FakeClock(Date.parse('2026-12-01T10:00:00Z')),
+    clock,
     log: silentLogger,
   });
   return {
     api,
+    clock,
     events,
     reconciler,
     setCached: (r: Rollout) => (cached = r),
@@ -80,6 +83,17 @@ describe('RolloutReconciler', () => {
     t.setCached(t.stored()); // the informer caught up
     const next = await t.reconciler.reconcile('ns/web');
     assert.notEqual(next.requeueAfterMs, 100);
+  });
+
+  it('stops waiting for a write the cache never shows once its expectation expires', async () => {
+    const t = setup(rolloutFixture());
+    t.setCached(t.stored());
+    await t.reconciler.reconcile('ns/web');
+    assert.equal((await t.reconciler.reconcile('ns/web')).requeueAfterMs, 100);
+    t.clock.advance(EXPECTATION_TTL_MS);
+    // The cache never caught up: the pass plans again from it, and the status it writes on the
+    // stale resourceVersion is refused (a Conflict, then backoff), never applied twice.
+    await assert.rejects(t.reconciler.reconcile('ns/web'), { httpStatus: 409 });
   });
 
   it('waits out a ReplicaSet cache that has not seen its own scale, instead of scaling twice', async () => {

@@ -1,6 +1,6 @@
 /**
- * src/kube's boundaries: it imports only src/api (and libraries), every file stays small, and the
- * public surface in index.ts loads.
+ * src/kube's boundaries: it imports only src/api (and libraries), every file stays small, the
+ * public surface in index.ts loads, and the controller reaches src/kube through it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,6 +29,27 @@ test('src/kube files stay small (one concern each)', () => {
   for (const f of files) {
     const lines = readFileSync(join(dir, f), 'utf8').split('\n').length;
     assert.ok(lines <= 330, `${f} has ${lines} lines`);
+  }
+});
+
+/**
+ * The traffic and analysis wiring files still import src/kube's files directly; they belong to
+ * the router and provider registries' change, which can drop them from this list.
+ */
+const NOT_YET_THROUGH_INDEX = new Set([
+  'analysis-wiring.ts',
+  'traffic-shell.ts',
+  'traffic-wiring.ts',
+]);
+
+test('src/controller imports src/kube only through its public surface', () => {
+  const controller = join(import.meta.dirname, '../../../src/controller');
+  for (const f of readdirSync(controller).filter((n) => n.endsWith('.ts'))) {
+    if (NOT_YET_THROUGH_INDEX.has(f)) continue;
+    const src = readFileSync(join(controller, f), 'utf8');
+    for (const m of src.matchAll(/^\s*(?:import|export)[^'"]*?from\s+'\.\.\/kube\/([^']+)'/gm)) {
+      assert.equal(m[1], 'index.ts', `src/controller/${f} imports src/kube/${m[1] ?? ''}`);
+    }
   }
 });
 

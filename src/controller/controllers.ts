@@ -1,0 +1,103 @@
+/**
+ * The controllers this binary runs, each declared once: its queue, its reconciler, how many
+ * workers, what wakes it (watches.ts), every key it owns, and what its passes report.
+ * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
+ */
+import type { Rollout } from '../api/index.ts';
+import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
+import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
+import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
+import { CachedSecretSource } from './analysis-sources.ts';
+import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
+import { rolloutCache } from './caches.ts';
+import type { ControllerConfig } from './config.ts';
+import type { ControllerInformers } from './informers.ts';
+import type { Controller } from './manager.ts';
+import type { ControllerMetrics } from './metrics.ts';
+import type { Key } from './reconciler.ts';
+import { RolloutReconciler } from './rollout-reconciler.ts';
+import type { PlannedEvent } from './rollout-reconciler.ts';
+import type { TrafficInformers } from './traffic-wiring.ts';
+import { analysisRunWatches, rolloutWatches } from './watches.ts';
+
+export interface ControllerDeps {
+  readonly config: ControllerConfig;
+  readonly api: KubeApi;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: ControllerMetrics;
+  readonly informers: ControllerInformers;
+  readonly traffic: TrafficInformers;
+  readonly events: KubeEventRecorder;
+}
+
+export function rolloutController(
+  d: ControllerDeps,
+  onEvent: (rollout: Rollout, e: PlannedEvent) => void,
+): Controller {
+  const { informers: s, metrics } = d;
+  return {
+    name: 'rollout',
+    queue: new RateLimitingQueue<Key>({ clock: d.clock, metrics: metrics.queue('rollout') }),
+    reconciler: new RolloutReconciler({
+      cache: { ...rolloutCache(s), traffic: d.traffic.cache },
+      api: d.api,
+      events: d.events,
+      clock: d.clock,
+      log: d.log,
+      onPhase: (r) =>
+        metrics.setRolloutPhase(
+          r.metadata.namespace ?? '',
+          r.metadata.name ?? '',
+          s.rollouts.get(namespacedKey(r))?.status?.phase,
+        ),
+      onDeleted: (key) => {
+        const { namespace = '', name } = splitKey(key);
+        metrics.forgetRollout(namespace, name);
+      },
+      stormMetrics: {
+        stormStarted: () => metrics.statusWriteStorms.inc(),
+        writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
+      },
+      onEvent,
+    }),
+    workers: d.config.workers,
+    watches: rolloutWatches(s, d.traffic),
+    keys: () => s.rollouts.keys() as Key[],
+    observe: (seconds, result) => {
+      metrics.reconcile.observe({ result }, seconds);
+      metrics.controllerReconcile.observe({ controller: 'rollout', result }, seconds);
+      if (result === 'error') metrics.reconcileErrors.inc();
+    },
+  };
+}
+
+export function analysisRunController(d: ControllerDeps): Controller {
+  const { informers: s, metrics } = d;
+  const queue = new RateLimitingQueue<Key>({
+    clock: d.clock,
+    metrics: metrics.queue('analysisrun'),
+  });
+  return {
+    name: 'analysisrun',
+    queue,
+    reconciler: new AnalysisRunReconciler({
+      cache: { analysisRun: (key) => s.analysisRuns.get(key) },
+      api: d.api,
+      events: d.events,
+      clock: d.clock,
+      log: d.log,
+      providers: analysisProviders(d.api),
+      secrets: new CachedSecretSource(d.api, d.clock),
+      evaluate: conditionEvaluator(),
+      onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),
+      wake: (key) => queue.add(key),
+    }),
+    workers: d.config.analysisWorkers,
+    watches: analysisRunWatches(s),
+    keys: () => s.analysisRuns.keys() as Key[],
+    observe: (seconds, result) => {
+      metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds);
+    },
+  };
+}
