@@ -6,7 +6,7 @@ import type { ConditionEvaluator } from '../analysis/evaluate/index.ts';
 import { createConditionEvaluator } from '../analysis/expr/index.ts';
 import { createProviders } from '../analysis/providers/index.ts';
 import type { ProviderRegistry } from '../analysis/providers/index.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
+import { type KubeApi } from '../kube/index.ts';
 
 /** Every provider of the registry, by name: Jobs are made through the controller's client, and
  *  the environment (e.g. STEPWISE_PROMETHEUS_ADDRESS) is read here, once. */

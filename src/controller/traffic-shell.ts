@@ -10,9 +10,7 @@
  */
 import { rolloutSpecProblems } from '../api/index.ts';
 import type { Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import type { ResourceType } from '../kube/resources.ts';
+import { type KubeApi, type KubeObject, type ResourceType } from '../kube/index.ts';
 import { podTemplateHash } from '../rollout/hash.ts';
 import { combine, refKey, routersFor, routingProblems } from '../traffic/index.ts';
 import type { RouterContext, TrafficRouter } from '../traffic/index.ts';

@@ -5,15 +5,17 @@
  * that needs it gets InvalidSpec saying so. A change to one of these objects wakes each Rollout
  * whose routing names it, so a GitOps sync that resets our weights is undone within a second.
  */
-import type { Clock } from '../kube/clock.ts';
-import { ApiStatusError } from '../kube/errors.ts';
-import { Informer } from '../kube/informer.ts';
-import type { EventHandler } from '../kube/informer.ts';
-import type { KubeApi } from '../kube/kube-api.ts';
-import { kubeListWatch } from '../kube/listwatch.ts';
-import type { Logger } from '../kube/log.ts';
-import type { KubeObject } from '../kube/objects.ts';
-import type { ResourceType } from '../kube/resources.ts';
+import {
+  ApiStatusError,
+  Informer,
+  kubeListWatch,
+  type Clock,
+  type EventHandler,
+  type KubeApi,
+  type KubeObject,
+  type Logger,
+  type ResourceType,
+} from '../kube/index.ts';
 import { refKey, routerKinds } from '../traffic/index.ts';
 import type { TrafficObjectCache } from './traffic-shell.ts';
 

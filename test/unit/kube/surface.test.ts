@@ -32,20 +32,9 @@ test('src/kube files stay small (one concern each)', () => {
   }
 });
 
-/**
- * The traffic and analysis wiring files still import src/kube's files directly; they belong to
- * the router and provider registries' change, which can drop them from this list.
- */
-const NOT_YET_THROUGH_INDEX = new Set([
-  'analysis-wiring.ts',
-  'traffic-shell.ts',
-  'traffic-wiring.ts',
-]);
-
 test('src/controller imports src/kube only through its public surface', () => {
   const controller = join(import.meta.dirname, '../../../src/controller');
   for (const f of readdirSync(controller).filter((n) => n.endsWith('.ts'))) {
-    if (NOT_YET_THROUGH_INDEX.has(f)) continue;
     const src = readFileSync(join(controller, f), 'utf8');
     for (const m of src.matchAll(/^\s*(?:import|export)[^'"]*?from\s+'\.\.\/kube\/([^']+)'/gm)) {
       assert.equal(m[1], 'index.ts', `src/controller/${f} imports src/kube/${m[1] ?? ''}`);
