@@ -112,11 +112,21 @@ plugin: deps
 		> .stepwise/bin/kubectl_complete-stepwise
 	@chmod +x .stepwise/bin/kubectl_complete-stepwise
 
-# End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one).
-e2e: deps cluster-bins prometheus-bins helm-bins plugin
-	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
+# End-to-end tests share one control plane (the one `make cluster-up` left, or a fresh one),
+# E2E_CONCURRENCY files at once: each file's controllers run with an instance id of its own and
+# its Rollouts carry it (STEPWISE_E2E_ISOLATE, test/e2e/support/isolation.ts). What several files
+# use is built once, before them: the image (STEPWISE_E2E_IMAGE; image.test.ts builds it a second
+# time for the reproducibility check) and the single-file plugin (test/e2e/plugin-binary/ runs the
+# plugin's tests against it). The reporter adds each file's duration, slowest first, before the
+# closing summary. E2E_FILES picks some: make e2e E2E_FILES=test/e2e/canary.test.ts
+E2E_CONCURRENCY ?= 3
+E2E_FILES ?= 'test/e2e/**/*.test.ts'
+e2e: deps cluster-bins prometheus-bins helm-bins plugin plugin-binary image
+	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
+		$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=$(E2E_CONCURRENCY) \
+		--test-reporter=./test/e2e/support/reporter.ts --test-reporter-destination=stdout $(E2E_FILES)
 
-test: lint typecheck crds-check unit e2e e2e-plugin-binary
+test: lint typecheck crds-check unit e2e
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
@@ -181,7 +191,6 @@ plugin-krew: plugin-binary
 		deploy/krew/stepwise.yaml > .stepwise/krew/stepwise.yaml
 	@echo "[plugin-krew] .stepwise/krew/stepwise.yaml, .stepwise/krew/kubectl-stepwise-linux-amd64.tar.gz"
 
-# The plugin's end-to-end tests against that binary instead of the shim.
+# The plugin's end-to-end tests against that binary instead of the shim (`make e2e` runs them too).
 e2e-plugin-binary: deps cluster-bins plugin-binary
-	STEPWISE_PLUGIN_DIR=$(CURDIR)/$(SEA_DIR) $(TS) test/cluster/cli.ts with -- $(TS) --test \
-		--test-concurrency=1 --test-reporter=spec test/e2e/cli.test.ts test/e2e/cli-commands.test.ts
+	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-reporter=spec 'test/e2e/plugin-binary/*.test.ts'
