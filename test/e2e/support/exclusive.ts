@@ -13,10 +13,10 @@ import { isAlive } from '../../cluster/orphans.ts';
 import { sleep } from '../../cluster/poll.ts';
 import { STATE_DIR } from '../../cluster/state.ts';
 
-const LOCK_DIR = join(STATE_DIR, 'locks');
-
 /** deploy/'s cluster-scoped objects: admission policy, ClusterRoles (helm, approvals). */
 export const DEPLOY_CLUSTER_OBJECTS = 'deploy-cluster-objects';
+
+const LOCK_DIR = join(STATE_DIR, 'locks');
 const POLL_MS = 250;
 
 /**
