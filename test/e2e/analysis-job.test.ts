@@ -9,7 +9,7 @@ import { FAULT_LABEL, JOB_FAIL } from '../cluster/kwok-stages.ts';
 import { eventually, testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
-import { http, installCrds, waitFor } from './support/rollouts.ts';
+import { createAnalysisRun, http, installCrds, waitFor } from './support/rollouts.ts';
 
 const API = '/apis/stepwise.dev/v1alpha1';
 let controller: ControllerProcess;
@@ -56,7 +56,7 @@ async function createRun(
     metadata: { name },
     spec: { metrics: [metric], ...more },
   };
-  await http.json('POST', `${API}/namespaces/${ns}/analysisruns`, run);
+  await createAnalysisRun(ns, run);
 }
 
 const waitForRun = (ns: string, name: string, what: string, pred: (r: AnalysisRun) => boolean) =>

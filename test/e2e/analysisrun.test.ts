@@ -10,8 +10,8 @@ import { startController } from './support/controller.ts';
 import { closedPort, MetricServer } from './support/metric-server.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import {
+  createAnalysisRun,
   createRollout,
-  http,
   installCrds,
   patchStatus,
   phase,
@@ -33,7 +33,7 @@ function runBody(name: string, metric: Partial<Metric> & Pick<Metric, 'provider'
 }
 
 async function createRun(ns: string, run: AnalysisRun): Promise<void> {
-  await http.json('POST', `${API}/namespaces/${ns}/analysisruns`, run);
+  await createAnalysisRun(ns, run);
 }
 
 function waitForRun(ns: string, name: string, phaseWanted: string): Promise<AnalysisRun> {

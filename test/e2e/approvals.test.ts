@@ -23,6 +23,7 @@ import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
+import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { neverReadyTemplate, QUIET_WINDOW_MS } from './support/faults.ts';
 import { kubectl } from './support/kubectl.ts';
 import {
@@ -145,6 +146,8 @@ async function waitingRollout(
 }
 
 before(async () => {
+  // helm.test.ts uninstalls what these two files apply: the two never run at once.
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
   await applyDeployFile('rbac/rbac.yaml');

@@ -150,7 +150,7 @@ describe('leader election', () => {
     await waitFor(
       'replica-a holds the Lease',
       lease,
-      'stepwise-controller-leader',
+      a.leaseName,
       (l: Lease) => l.spec?.holderIdentity === 'replica-a',
     );
     assert.ok(!b.logs.some((l) => l.msg === 'leader election: became leader'), 'only one leader');
@@ -163,7 +163,7 @@ describe('leader election', () => {
     await waitFor(
       'replica-b holds the Lease',
       lease,
-      'stepwise-controller-leader',
+      a.leaseName,
       (l: Lease) => l.spec?.holderIdentity === 'replica-b',
     );
     await setImage(ns, 'web', 'app:2');

@@ -20,8 +20,9 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { eventually, testNamespace } from '../cluster/testing.ts';
 import { ControllerProcess } from './support/controller.ts';
+import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { CHART_DIR, helm, setArgs } from './support/helm.ts';
-import { RuncContainers, imageTools, makeImage, unpackImage } from './support/runc.ts';
+import { RuncContainers, imageTools, runImage, unpackImage } from './support/runc.ts';
 import type { ContainerVolume, UnpackedImage } from './support/runc.ts';
 import type { HelmValues } from './support/helm.ts';
 import { kubectl } from './support/kubectl.ts';
@@ -184,6 +185,9 @@ function withoutChartAdditions(chart: KubeDoc, base: KubeDoc): KubeDoc {
   return copy;
 }
 
+// `helm uninstall` removes deploy/'s admission policy and ClusterRoles, which approvals.test.ts
+// applies and relies on: the two files never run at once.
+before(() => holdForThisFile(DEPLOY_CLUSTER_OBJECTS));
 after(() => {
   // Each test deletes what it made; this covers a test that failed half-way.
   void kubectl(['delete', 'namespace', BASE_NAMESPACE, '--ignore-not-found', '--wait=false']);
@@ -418,7 +422,7 @@ describe('the chart, installed', () => {
   before(
     () => {
       const tools = imageTools();
-      const summary = makeImage();
+      const summary = runImage();
       image = {
         tag: summary.tag,
         unpacked: unpackImage(tools.crane, summary.archive, join(imageWork, 'image')),

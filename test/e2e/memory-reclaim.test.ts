@@ -20,11 +20,14 @@ import {
 const IDLE_MS = 1000;
 const RECLAIMED = 'memory reclaimed while idle';
 
+// The controller is scoped to this file's namespace: other files' pods, running beside this one
+// under `make e2e`, would be activity that puts a reclaim off.
+const ns = await testNamespace('reclaim');
 let controller: ControllerProcess;
 before(async () => {
   await installCrds();
   controller = await startController({
-    args: ['--leader-elect=false', `--reclaim-memory-after=${IDLE_MS}ms`],
+    args: ['--leader-elect=false', `--reclaim-memory-after=${IDLE_MS}ms`, `--namespace=${ns}`],
   });
 });
 after(() => controller.kill());
@@ -42,7 +45,6 @@ describe('idle-time memory reclaim', () => {
   });
 
   it('with pods that never become Ready: never right after a write, the deadline on time, then quiet', async (t) => {
-    const ns = await testNamespace('reclaim');
     await createRollout(ns, rolloutBody('app', { progressDeadlineSeconds: 5 }));
     await waitForRollout(ns, 'app', 'first revision Healthy', phase('Healthy'));
     const history = await watchRollout(ns, 'app');

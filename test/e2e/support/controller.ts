@@ -6,7 +6,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { LEASE_NAME } from '../../../src/api/index.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
+import { instanceIdOf, instanceIdToAdd } from './isolation.ts';
 
 export interface LogLine {
   readonly level: string;
@@ -39,6 +41,12 @@ export interface ControllerOptions {
   readonly nodeFlags?: readonly string[];
   /** How to start it; default: `node src/controller/main.ts` as a child process. */
   readonly launcher?: ControllerLauncher;
+  /**
+   * `--instance-id` to run with. Default: none, except under `make e2e`, where a controller that
+   * `args` neither give an instance id nor confine to a namespace gets its test file's own
+   * (support/isolation.ts), so that files running side by side leave each other's Rollouts alone.
+   */
+  readonly instanceId?: string;
 }
 
 /** Another way to run the controller (its image under an OCI runtime, say). */
@@ -57,15 +65,20 @@ export class ControllerProcess {
   readonly #waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
   readonly #launcher: ControllerLauncher | undefined;
   readonly exited: Promise<number | null>;
+  /** The `--instance-id` it runs with, given or added (see ControllerOptions.instanceId). */
+  readonly instanceId: string | undefined;
   metricsPort = 0;
 
   constructor(opts: ControllerOptions = {}) {
-    const flags = [
+    const given = [
       '--metrics-bind-address=127.0.0.1:0',
       '--log-level=debug',
       ...(opts.identity ? [`--identity=${opts.identity}`] : []),
       ...(opts.args ?? ['--leader-elect=false']),
     ];
+    const added = instanceIdToAdd(given, opts.instanceId);
+    const flags = added === undefined ? given : [...given, `--instance-id=${added}`];
+    this.instanceId = instanceIdOf(flags);
     this.#launcher = opts.launcher;
     this.#child = this.#launcher
       ? this.#launcher.start(flags)
@@ -97,6 +110,11 @@ export class ControllerProcess {
       this.#launcher?.killSync ? this.#launcher.killSync() : this.#child.kill('SIGKILL');
     process.once('exit', killAtExit);
     void this.exited.then(() => process.off('exit', killAtExit));
+  }
+
+  /** The name of the Lease it elects its leader on (in --lease-namespace), one per instance. */
+  get leaseName(): string {
+    return this.instanceId === undefined ? LEASE_NAME : `${LEASE_NAME}-${this.instanceId}`;
   }
 
   get pid(): number | undefined {

@@ -5,9 +5,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import type { ReplicaSet, Rollout, RolloutSpec } from '../../../src/api/index.ts';
+import type { AnalysisRun, ReplicaSet, Rollout, RolloutSpec } from '../../../src/api/index.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
 import { kubeHttp } from '../../cluster/testing.ts';
+import { withInstanceLabel } from './isolation.ts';
 
 export const http = kubeHttp();
 const ROLLOUTS = '/apis/stepwise.dev/v1alpha1';
@@ -55,8 +56,23 @@ export function rolloutBody(
   };
 }
 
+/** Creates the Rollout, labelled for this file's controllers when files run side by side
+ *  (support/isolation.ts). */
 export async function createRollout(namespace: string, body: Rollout): Promise<Rollout> {
-  return http.json<Rollout>('POST', `${ROLLOUTS}/namespaces/${namespace}/rollouts`, body);
+  return http.json<Rollout>(
+    'POST',
+    `${ROLLOUTS}/namespaces/${namespace}/rollouts`,
+    withInstanceLabel(namespace, body),
+  );
+}
+
+/** Creates an AnalysisRun by hand (not for a Rollout), labelled as createRollout labels. */
+export async function createAnalysisRun(namespace: string, body: AnalysisRun): Promise<void> {
+  await http.json(
+    'POST',
+    `${ROLLOUTS}/namespaces/${namespace}/analysisruns`,
+    withInstanceLabel(namespace, body),
+  );
 }
 
 export async function getRollout(namespace: string, name: string): Promise<Rollout> {

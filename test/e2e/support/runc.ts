@@ -106,6 +106,15 @@ export interface ImageSummary {
   readonly archive: string;
 }
 
+/**
+ * The image this run tests: the one `make e2e` built once for every file that needs it
+ * (STEPWISE_E2E_IMAGE, its output directory), else `make image` now.
+ */
+export function runImage(): ImageSummary {
+  const built = process.env.STEPWISE_E2E_IMAGE;
+  return built ? readSummary(built) : makeImage();
+}
+
 /** `make image`, as a person runs it; the build's progress goes to the test's stderr. */
 export function makeImage(out?: string): ImageSummary {
   const result = spawnSync(
@@ -115,8 +124,12 @@ export function makeImage(out?: string): ImageSummary {
   );
   if (result.status !== 0)
     throw new Error(`make image exited with ${result.status}:\n${result.stdout}`);
-  const file = join(out ?? join(REPO_ROOT, '.stepwise', 'image'), 'image.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as ImageSummary;
+  return readSummary(out ?? join(REPO_ROOT, '.stepwise', 'image'));
+}
+
+/** The image.json that `make image` writes beside the archive in `out`. */
+function readSummary(out: string): ImageSummary {
+  return JSON.parse(readFileSync(join(out, 'image.json'), 'utf8')) as ImageSummary;
 }
 
 /** The subset of the OCI runtime spec this file changes (the rest is `runc spec`'s). */
