@@ -241,3 +241,18 @@ export function runDemo(main: () => Promise<void>, onFailure: () => void): void 
     },
   );
 }
+
+/** What Git would change: only the image (a JSON patch, so the rest of the template stays). */
+export const setRolloutImage = (ns: string, name: string, image: string): Promise<number> =>
+  run('kubectl', [
+    '-n',
+    ns,
+    'patch',
+    'swro',
+    name,
+    '--type=json',
+    '-p',
+    JSON.stringify([
+      { op: 'replace', path: '/spec/template/spec/containers/0/image', value: image },
+    ]),
+  ]);

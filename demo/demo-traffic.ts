@@ -5,7 +5,7 @@
  * weights back and the rollout goes on where it was.
  */
 import { installRouterCrds } from '../test/cluster/router-crds.ts';
-import { bold, capture, expect, run, say, section, seconds } from './demo-kit.ts';
+import { bold, capture, expect, run, say, section, seconds, setRolloutImage } from './demo-kit.ts';
 
 const NAME = 'shop';
 const FILE = 'deploy/examples/traffic.yaml';
@@ -51,20 +51,7 @@ export async function trafficAct(ns: string, section_: string): Promise<void> {
   await showRoute();
   say('A new image: the canary gets 1 pod of 4 (the stable keeps all 4: the route, not the pods,');
   say('splits traffic) and 20 % of the requests once that pod is ready:');
-  await inNs(
-    'patch',
-    'swro',
-    NAME,
-    '--type=json',
-    '-p',
-    JSON.stringify([
-      {
-        op: 'replace',
-        path: '/spec/template/spec/containers/0/image',
-        value: 'registry.example/shop:2.0',
-      },
-    ]),
-  );
+  await setRolloutImage(ns, NAME, 'registry.example/shop:2.0');
   await waitStep(1);
   await showRoute();
   await stepwise('promote', NAME);

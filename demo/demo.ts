@@ -33,6 +33,7 @@ import {
   stopProcess,
   track,
   yellow,
+  setRolloutImage,
 } from './demo-kit.ts';
 import { analysisAct, startMetrics } from './demo-analysis.ts';
 import { approvalAct, startApprovalStage } from './demo-approval.ts';
@@ -58,18 +59,7 @@ const stepwise = (...args: string[]): Promise<number> =>
 const rolloutField = (path: string): Promise<string> =>
   capture('kubectl', ['-n', NS, 'get', 'swro', NAME, '-o', `jsonpath={${path}}`]);
 
-/** What Git would change: only the image (a JSON patch, so the rest of the template stays). */
-const setImage = (tag: string): Promise<number> =>
-  inDemo(
-    'patch',
-    'swro',
-    NAME,
-    '--type=json',
-    '-p',
-    JSON.stringify([
-      { op: 'replace', path: '/spec/template/spec/containers/0/image', value: `${IMAGE}:${tag}` },
-    ]),
-  );
+const setImage = (tag: string): Promise<number> => setRolloutImage(NS, NAME, `${IMAGE}:${tag}`);
 
 const showServices = (): Promise<number> =>
   inDemo('get', 'svc', '-o', 'custom-columns=SERVICE:.metadata.name,SELECTOR:.spec.selector');
