@@ -71,15 +71,15 @@ typecheck: deps
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
-	$(TS) deploy/helm/sync.ts --write
+	$(TS) test/helm/chart-copies.ts --write
 
 crds-check: deps
 	$(TS) src/api/crd-gen.ts --check
-	$(TS) deploy/helm/sync.ts --check
+	$(TS) test/helm/chart-copies.ts --check
 
 # The Helm chart's copies of deploy/ (CRDs, RBAC, identity policy), after editing those.
 chart-files: deps
-	$(TS) deploy/helm/sync.ts --write
+	$(TS) test/helm/chart-copies.ts --write
 
 # One process for all the files (--test-isolation=none): no unit test relies on a process of its
 # own (no process-wide state, environment or module mocks), and 93 Node start-ups cost more than

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
-import { CHART_DIR } from '../../deploy/helm/sync.ts';
+import { CHART_DIR } from '../helm/chart-copies.ts';
 import { providerKinds } from '../../src/analysis/providers/index.ts';
 import type { KindAccess } from '../../src/kube/resources.ts';
 import { routerKinds } from '../../src/traffic/index.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { load } from 'js-yaml';
-import { CHART_DIR, chartCopies } from '../../../deploy/helm/sync.ts';
+import { CHART_DIR, chartCopies } from '../../helm/chart-copies.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
 
 const read = (path: string): string => readFileSync(path, 'utf8');

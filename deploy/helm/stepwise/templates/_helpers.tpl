@@ -56,7 +56,7 @@ app.kubernetes.io/name: stepwise-controller
 {{- end -}}
 
 {{/*
-One object of a file under files/ (a byte-identical copy of deploy/, see deploy/helm/sync.ts),
+One object of a file under files/ (a byte-identical copy of deploy/, refreshed by `make chart-files`),
 as YAML: (list $ "files/rbac.yaml" "ClusterRole" "stepwise-controller"). Fails when the file has
 no such object, so a renamed source object cannot silently drop out of the chart.
 */}}

@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-const DEPLOY = join(import.meta.dirname, '..');
-export const CHART_DIR = join(import.meta.dirname, 'stepwise');
+const DEPLOY = join(import.meta.dirname, '../../deploy');
+export const CHART_DIR = join(DEPLOY, 'helm/stepwise');
 
 /** Chart path → source path, for every file the chart copies from deploy/. */
 export function chartCopies(): Map<string, string> {
