@@ -6,7 +6,7 @@
  * a merge patch that carries the resourceVersion it was judged on, so two uses of one token, or
  * a decision racing the rollout moving on, cannot both land. The planner then acts on the record.
  */
-import type { ApprovalClaims } from '../approval/index.ts';
+import type { ApprovalClaims, SlackVerifyResult } from '../approval/index.ts';
 import {
   APPROVE_ACTION_ID,
   parseSlackInteraction,
@@ -62,7 +62,13 @@ export function approvalRoutes(deps: ApprovalEndpointDeps): Route[] {
       handle: (r) => Promise.resolve(showLink(deps, r)),
     },
     { method: 'POST', pattern: TOKEN_PATH, acts: true, handle: (r) => useLink(deps, r) },
-    { method: 'POST', pattern: SLACK_PATH, acts: true, handle: (r) => slackAction(deps, r) },
+    {
+      method: 'POST',
+      pattern: SLACK_PATH,
+      acts: true,
+      handle: (r) => slackAction(deps, r),
+      proves: (r) => slackSigned(deps, r).ok,
+    },
   ];
 }
 
@@ -152,17 +158,10 @@ async function slackAction(
   deps: ApprovalEndpointDeps,
   req: ExternalRequest,
 ): Promise<ExternalResponse> {
-  const secret = deps.slackSigningSecret();
-  if (secret === undefined) return text(404, 'Slack interactions are not enabled');
-  const signed = verifySlackSignature(
-    {
-      timestamp: req.headers[SLACK_TIMESTAMP_HEADER],
-      signature: req.headers[SLACK_SIGNATURE_HEADER],
-      rawBody: req.rawBody,
-    },
-    secret,
-    Math.floor(deps.now() / 1000),
-  );
+  if (deps.slackSigningSecret() === undefined) {
+    return text(404, 'Slack interactions are not enabled');
+  }
+  const signed = slackSigned(deps, req);
   if (!signed.ok) {
     deps.log.warn('Slack request refused', { code: signed.error.code });
     return text(401, signed.error.message);
@@ -184,6 +183,22 @@ async function slackAction(
   });
   if (!result.ok) return slackReply(result.refused.message);
   return slackReply(`${c.decision === 'Approve' ? 'Approved' : 'Rejected'} by <@${action.userId}>`);
+}
+
+/** Slack's signature over the raw body (an HMAC: cheap enough to check before rate limiting). */
+function slackSigned(
+  deps: ApprovalEndpointDeps,
+  req: Pick<ExternalRequest, 'headers' | 'rawBody'>,
+): SlackVerifyResult {
+  return verifySlackSignature(
+    {
+      timestamp: req.headers[SLACK_TIMESTAMP_HEADER],
+      signature: req.headers[SLACK_SIGNATURE_HEADER],
+      rawBody: req.rawBody,
+    },
+    deps.slackSigningSecret() ?? '', // none configured: refused like a bad signature
+    Math.floor(deps.now() / 1000),
+  );
 }
 
 /** Slack shows nothing of a 200's body for button presses; it is there for logs and tests. */
