@@ -10,6 +10,7 @@ import type { ApprovalClaims, SlackVerifyResult } from '../approval/index.ts';
 import {
   APPROVE_ACTION_ID,
   parseSlackInteraction,
+  slackTeamRefusal,
   SLACK_SIGNATURE_HEADER,
   SLACK_TIMESTAMP_HEADER,
   verifyApprovalToken,
@@ -41,6 +42,8 @@ export interface ApprovalEndpointDeps {
   /** Link signing keys, newest first; empty when links are not configured. */
   readonly keys: () => readonly Buffer[];
   readonly slackSigningSecret: () => string | undefined;
+  /** Slack workspaces whose users' presses count (slack-team-id); empty or absent: any. */
+  readonly slackTeamIds?: () => readonly string[];
   readonly events: EventSink;
   readonly now: () => number;
   readonly log: Logger;
@@ -169,6 +172,8 @@ async function slackAction(
   const parsed = parseSlackInteraction(req.rawBody);
   if (!parsed.ok) return text(400, parsed.error.message);
   const action = parsed.action;
+  const otherTeam = slackTeamRefusal(action, deps.slackTeamIds?.() ?? []);
+  if (otherTeam !== undefined) return text(403, otherTeam);
   const checked = checkToken(deps, action.value);
   if (!checked.ok) return slackReply(`This button no longer works: ${checked.refused.message}`);
   const c = checked.claims;

@@ -83,6 +83,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
         cached: (namespace, name) => d.rollouts.get(`${namespace}/${name}`),
         keys: () => config.approvalSigningKeys,
         slackSigningSecret: () => config.slackSigningSecret,
+        slackTeamIds: () => config.slackTeamIds ?? [],
         events: d.events,
         now,
         log: d.log,
