@@ -90,7 +90,8 @@ export const SAFE_HEADERS: Readonly<Record<string, string>> = {
 
 export async function startExternalServer(opts: ExternalServerOptions): Promise<ExternalServer> {
   const limiter = new ClientRateLimiter(opts.rateLimit ?? DEFAULT_LIMIT);
-  const server: Server = createServer((req, res) => {
+  // Deadlines are checked every second, not every 30 s (Node's default), so they mean what they say.
+  const server: Server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     void serve(req, res, opts, limiter);
   });
   // Slow or idle connections must not hold the capped slots: the whole request within

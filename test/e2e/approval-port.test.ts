@@ -3,6 +3,7 @@
 // trusted proxy (this test plays the Ingress: it is on 127.0.0.1 and sets X-Forwarded-For),
 // a Slack API double for Slack and the webhooks, and an administrator's target map.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,9 @@ let allowedNs = '';
 before(async () => {
   await installCrds();
   slack = await SlackApiDouble.start({ token: SLACK_TOKEN, channels: ['C0RELEASE'] });
-  allowedNs = await testNamespace('port-targets');
+  // Named now (the map is read at start), created by its test: a namespace made in this hook
+  // would be deleted when the hook ends.
+  allowedNs = `port-targets-${randomBytes(4).toString('hex')}`;
   // The administrator's map: this namespace may use the audit webhook and nothing else.
   dir = await mkdtemp(join(tmpdir(), 'stepwise-targets-'));
   await writeFile(join(dir, 'targets.yaml'), `${allowedNs}:\n  webhooks: [audit]\n`);
@@ -133,8 +136,12 @@ const awaiting = (ns: string) =>
 const mentions = (ns: string) => slack.calls.filter((c) => JSON.stringify(c.body).includes(ns));
 
 describe('notification targets', () => {
-  it('a target outside the map is a Warning Event naming it and gets nothing; the allowed one arrives', async () => {
+  it('a target outside the map is a Warning Event naming it and gets nothing; the allowed one arrives', async (t) => {
     const ns = allowedNs;
+    await http.json('POST', '/api/v1/namespaces', {
+      metadata: { name: ns, labels: { 'stepwise.dev/test-namespace': 'true' } },
+    });
+    t.after(() => http.json('DELETE', `/api/v1/namespaces/${ns}`));
     const asked = new Date();
     await waitingRollout(
       ns,

@@ -66,7 +66,12 @@ interface Port {
 }
 
 async function approvalPort(
-  opts: { trusted?: TrustedProxies; burst?: number; maxConnections?: number } = {},
+  opts: {
+    trusted?: TrustedProxies;
+    burst?: number;
+    maxConnections?: number;
+    timeoutMs?: number;
+  } = {},
 ): Promise<Port> {
   const api = new FakeKubeApi();
   api.seed(waitingRollout());
@@ -79,6 +84,7 @@ async function approvalPort(
     rateLimit: { burst: opts.burst ?? 10, perSecond: 1 },
     ...(opts.trusted !== undefined ? { trustedProxies: opts.trusted } : {}),
     ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
+    ...(opts.timeoutMs !== undefined ? { bodyTimeoutMs: opts.timeoutMs } : {}),
     routes: approvalRoutes({
       api,
       cached: () => api.stored(Resources.Rollout, 'ns', 'web') as Rollout,
@@ -235,6 +241,25 @@ describe('approval port: connections', () => {
       assert.equal(res.status, 400);
     } finally {
       for (const s of held) s.destroy();
+      await port.server.close();
+    }
+  });
+
+  it('a client that never finishes its headers is cut off at the deadline, freeing its slot', async () => {
+    const port = await approvalPort({ maxConnections: 1, timeoutMs: 300 });
+    try {
+      const slow = connect(port.server.port, '127.0.0.1');
+      const answer = await new Promise<string>((resolve) => {
+        let got = '';
+        slow.on('connect', () => slow.write('GET /approvals/x HTTP/1.1\r\nHost: x\r\n'));
+        slow.on('data', (d: Buffer) => (got += d.toString()));
+        slow.on('close', () => resolve(got));
+        slow.on('error', () => undefined);
+      });
+      assert.match(answer, /^HTTP\/1.1 408/);
+      const res = await send(port.server.port, 'GET', FORGED, { headers: { connection: 'close' } });
+      assert.equal(res.status, 400, 'the slot is free again');
+    } finally {
       await port.server.close();
     }
   });
