@@ -61,6 +61,8 @@ export const Reason = {
   PredatesIdentityPolicy: 'PredatesIdentityPolicy',
   // Ours: a Rollout's notification annotations cannot be read.
   NotificationConfigInvalid: 'NotificationConfigInvalid',
+  // Ours: a notification target outside the administrator's map, or past the cap per Rollout.
+  NotificationTargetRefused: 'NotificationTargetRefused',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
 } as const;

@@ -17,6 +17,7 @@ export {
 export type { SlackSignedRequest, SlackVerifyResult } from './slack-signature.ts';
 export {
   parseSlackInteraction,
+  slackTeamRefusal,
   APPROVE_ACTION_ID,
   REJECT_ACTION_ID,
   MAX_ACTION_VALUE_LENGTH,

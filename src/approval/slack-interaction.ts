@@ -15,6 +15,8 @@ export interface SlackButtonAction {
   readonly userId: string;
   readonly userName?: string;
   readonly teamId?: string;
+  /** The user's own workspace: differs from teamId for Slack Connect users of other orgs. */
+  readonly userTeamId?: string;
   readonly actionId: SlackActionId;
   /** The signed approval token we put on the button. */
   readonly value: string;
@@ -102,6 +104,9 @@ export function parseSlackInteraction(rawBody: Buffer): SlackInteractionResult {
       (isObject(team) ? team['id'] : undefined) ?? (isObject(user) ? user['team_id'] : undefined),
       (v) => SLACK_ID.test(v),
     ),
+    userTeamId: pick('user.team_id', isObject(user) ? user['team_id'] : undefined, (v) =>
+      SLACK_ID.test(v),
+    ),
     channelId: pick(
       'channel.id',
       (isObject(channel) ? channel['id'] : undefined) ??
@@ -119,6 +124,23 @@ export function parseSlackInteraction(rawBody: Buffer): SlackInteractionResult {
   };
   if (badFields.length > 0) return invalid(`${badFields.join(', ')} not in Slack's format`);
   return { ok: true, action: withoutUndefined(found) };
+}
+
+/**
+ * Why a button press from outside the allowed Slack workspaces (the `slack-team-id` setting) is
+ * refused, or undefined when it is allowed. Both the workspace the press happened in and the
+ * user's own must be allowed: a guest or a Slack Connect user of another organisation is not.
+ * No list: every team is allowed.
+ */
+export function slackTeamRefusal(
+  action: Pick<SlackButtonAction, 'teamId' | 'userTeamId' | 'userId'>,
+  allowedTeams: readonly string[],
+): string | undefined {
+  if (allowedTeams.length === 0) return undefined;
+  const teams = [action.teamId, action.userTeamId].filter((t) => t !== undefined);
+  const outside = teams.find((t) => !allowedTeams.includes(t));
+  if (teams.length > 0 && outside === undefined) return undefined;
+  return `Slack user ${action.userId} is from workspace ${outside ?? '(none named)'}, which may not approve here`;
 }
 
 /** Absent optional fields are left out rather than set to undefined. */

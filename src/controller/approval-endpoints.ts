@@ -6,10 +6,11 @@
  * a merge patch that carries the resourceVersion it was judged on, so two uses of one token, or
  * a decision racing the rollout moving on, cannot both land. The planner then acts on the record.
  */
-import type { ApprovalClaims } from '../approval/index.ts';
+import type { ApprovalClaims, SlackVerifyResult } from '../approval/index.ts';
 import {
   APPROVE_ACTION_ID,
   parseSlackInteraction,
+  slackTeamRefusal,
   SLACK_SIGNATURE_HEADER,
   SLACK_TIMESTAMP_HEADER,
   verifyApprovalToken,
@@ -41,6 +42,8 @@ export interface ApprovalEndpointDeps {
   /** Link signing keys, newest first; empty when links are not configured. */
   readonly keys: () => readonly Buffer[];
   readonly slackSigningSecret: () => string | undefined;
+  /** Slack workspaces whose users' presses count (slack-team-id); empty or absent: any. */
+  readonly slackTeamIds?: () => readonly string[];
   readonly events: EventSink;
   readonly now: () => number;
   readonly log: Logger;
@@ -62,7 +65,13 @@ export function approvalRoutes(deps: ApprovalEndpointDeps): Route[] {
       handle: (r) => Promise.resolve(showLink(deps, r)),
     },
     { method: 'POST', pattern: TOKEN_PATH, acts: true, handle: (r) => useLink(deps, r) },
-    { method: 'POST', pattern: SLACK_PATH, acts: true, handle: (r) => slackAction(deps, r) },
+    {
+      method: 'POST',
+      pattern: SLACK_PATH,
+      acts: true,
+      handle: (r) => slackAction(deps, r),
+      proves: (r) => slackSigned(deps, r).ok,
+    },
   ];
 }
 
@@ -152,17 +161,10 @@ async function slackAction(
   deps: ApprovalEndpointDeps,
   req: ExternalRequest,
 ): Promise<ExternalResponse> {
-  const secret = deps.slackSigningSecret();
-  if (secret === undefined) return text(404, 'Slack interactions are not enabled');
-  const signed = verifySlackSignature(
-    {
-      timestamp: req.headers[SLACK_TIMESTAMP_HEADER],
-      signature: req.headers[SLACK_SIGNATURE_HEADER],
-      rawBody: req.rawBody,
-    },
-    secret,
-    Math.floor(deps.now() / 1000),
-  );
+  if (deps.slackSigningSecret() === undefined) {
+    return text(404, 'Slack interactions are not enabled');
+  }
+  const signed = slackSigned(deps, req);
   if (!signed.ok) {
     deps.log.warn('Slack request refused', { code: signed.error.code });
     return text(401, signed.error.message);
@@ -170,6 +172,8 @@ async function slackAction(
   const parsed = parseSlackInteraction(req.rawBody);
   if (!parsed.ok) return text(400, parsed.error.message);
   const action = parsed.action;
+  const otherTeam = slackTeamRefusal(action, deps.slackTeamIds?.() ?? []);
+  if (otherTeam !== undefined) return text(403, otherTeam);
   const checked = checkToken(deps, action.value);
   if (!checked.ok) return slackReply(`This button no longer works: ${checked.refused.message}`);
   const c = checked.claims;
@@ -184,6 +188,22 @@ async function slackAction(
   });
   if (!result.ok) return slackReply(result.refused.message);
   return slackReply(`${c.decision === 'Approve' ? 'Approved' : 'Rejected'} by <@${action.userId}>`);
+}
+
+/** Slack's signature over the raw body (an HMAC: cheap enough to check before rate limiting). */
+function slackSigned(
+  deps: ApprovalEndpointDeps,
+  req: Pick<ExternalRequest, 'headers' | 'rawBody'>,
+): SlackVerifyResult {
+  return verifySlackSignature(
+    {
+      timestamp: req.headers[SLACK_TIMESTAMP_HEADER],
+      signature: req.headers[SLACK_SIGNATURE_HEADER],
+      rawBody: req.rawBody,
+    },
+    deps.slackSigningSecret() ?? '', // none configured: refused like a bad signature
+    Math.floor(deps.now() / 1000),
+  );
 }
 
 /** Slack shows nothing of a 200's body for button presses; it is there for logs and tests. */

@@ -12,8 +12,13 @@ import type { Registry } from 'prom-client';
 import type { Rollout } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { Cache, Clock, KubeApi, Logger } from '../kube/index.ts';
-import { notifierFromConfig, notifyMetrics, parseNotifyConfig } from '../notify/index.ts';
-import type { NotifyConfig } from '../notify/index.ts';
+import {
+  notifierFromConfig,
+  notifyMetrics,
+  parseNotifyConfig,
+  parseTargetPolicy,
+} from '../notify/index.ts';
+import type { NotifyConfig, TargetPolicy } from '../notify/index.ts';
 import { startExternalServer } from '../server/external.ts';
 import type { ExternalServer } from '../server/external.ts';
 import { approvalRoutes } from './approval-endpoints.ts';
@@ -43,6 +48,7 @@ export interface ApprovalWiring {
 
 export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWiring> {
   const config = await notifyConfig(d.config, d.api);
+  const targetPolicy = await notificationTargets(d.config.notificationTargetsFile);
   const notifier = notifierFromConfig(config, {
     log: d.log,
     metrics: notifyMetrics(d.registry),
@@ -54,6 +60,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
     config,
     ...(d.config.publicUrl !== undefined ? { publicUrl: d.config.publicUrl } : {}),
     linkTtlMs: d.config.approvalLinkTtlMs,
+    ...(targetPolicy !== undefined ? { targetPolicy } : {}),
     now,
     events: d.events,
     log: d.log,
@@ -76,6 +83,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
         cached: (namespace, name) => d.rollouts.get(`${namespace}/${name}`),
         keys: () => config.approvalSigningKeys,
         slackSigningSecret: () => config.slackSigningSecret,
+        slackTeamIds: () => config.slackTeamIds ?? [],
         events: d.events,
         now,
         log: d.log,
@@ -107,6 +115,24 @@ function routeLabel(pattern: string): string {
   if (pattern.includes('approvals')) return 'approval-link';
   if (pattern.includes('slack')) return 'slack';
   return 'other';
+}
+
+/** The administrator's map of allowed notification targets, or undefined (any is allowed). */
+async function notificationTargets(file: string | undefined): Promise<TargetPolicy | undefined> {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `--notification-targets: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  const parsed = parseTargetPolicy(text);
+  if (!parsed.ok) {
+    throw new ConfigError(`--notification-targets ${file}: ${parsed.problems.join('; ')}`);
+  }
+  return parsed.policy;
 }
 
 /** The notification configuration from the Secret, the directory, or nothing. */

@@ -5,6 +5,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../api/index.ts';
+import { parseTrustedProxies } from '../server/client-address.ts';
+import type { TrustedProxies } from '../server/client-address.ts';
 import type { Level } from './logger.ts';
 
 export interface ControllerConfig {
@@ -23,7 +25,13 @@ export interface ControllerConfig {
   readonly qps: number;
   readonly burst: number;
   /** The external port (approval links, Slack), off unless set. */
-  readonly external?: { readonly host: string; readonly port: number };
+  readonly external?: {
+    readonly host: string;
+    readonly port: number;
+    /** Proxies (an Ingress) whose X-Forwarded-For names the client, for its rate limit. */
+    readonly trustedProxies: TrustedProxies;
+    readonly maxConnections: number;
+  };
   /** How people reach the external port, for the links in notifications (no trailing /). */
   readonly publicUrl?: string;
   /** The notification Secret (Slack token and signing secret, webhooks, link signing key). */
@@ -32,8 +40,10 @@ export interface ControllerConfig {
   readonly notificationsDir?: string;
   /** Slack's Web API base URL (tests point it at a double). */
   readonly slackApiUrl?: string;
-  /** How long approval links of steps without a timeout stay valid. */
+  /** How long approval links stay valid at most (a step's shorter timeout is used instead). */
   readonly approvalLinkTtlMs: number;
+  /** YAML file: which Slack channels and webhooks each namespace's Rollouts may notify. */
+  readonly notificationTargetsFile?: string;
   /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
    *  those without the label. */
   readonly instanceId?: string;
@@ -83,18 +93,25 @@ const USAGE = `stepwise-controller [flags]
                              (default 10s; 0 never)
 approvals and notifications:
   --external-bind-address A  host:port of the approval links and Slack interactions (default: off)
+  --trusted-proxy-cidrs L    comma list of proxies (the Ingress) whose X-Forwarded-For names
+                             the client for its rate limit (default: none, the socket address)
+  --external-max-connections N  open connections on that port at once (default 256)
   --public-url URL           how people reach that port, for links in notifications
+                             (https; http only for a loopback host)
   --notifications-secret NS/NAME  Secret with slack-token, slack-signing-secret,
                              slack-webhook-<name>, webhook-<name>-url/-secret,
                              approval-signing-key (read at start; restart to change)
   --notifications-dir DIR    the same keys as files (a mounted Secret)
   --slack-api-url URL        Slack Web API base (default https://slack.com/api)
-  --approval-link-ttl D      validity of links for steps without a timeout (default 24h)
   --identity-policy NAME     the ValidatingAdmissionPolicy (and binding) that makes RolloutApprovals
                              name their creator (default stepwise-rolloutapproval-identity); while
                              it is missing, RolloutApprovals are refused
   --trust-approvals-without-identity-policy
                              judge RolloutApprovals without it (Kubernetes < 1.30 only)
+  --approval-link-ttl D      validity of approval links at most; a shorter step timeout wins
+                             (default 24h)
+  --notification-targets F   YAML: namespace (or *) -> {slackChannels, webhooks} a Rollout
+                             there may notify (default: any; always at most 5 per Rollout)
 exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
             3 leader Lease lost (not renewed within the renew deadline)`;
 
@@ -120,6 +137,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'notifications-dir': { type: 'string' },
       'slack-api-url': { type: 'string' },
       'approval-link-ttl': { type: 'string' },
+      'trusted-proxy-cidrs': { type: 'string' },
+      'external-max-connections': { type: 'string' },
+      'notification-targets': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
       'identity-policy': { type: 'string' },
       'trust-approvals-without-identity-policy': { type: 'boolean' },
@@ -191,21 +211,47 @@ function approvalFlags(values: Record<string, string | boolean | undefined>) {
   }
   const publicUrl = str('public-url');
   const slackApiUrl = str('slack-api-url');
+  const proxies = parseTrustedProxies(str('trusted-proxy-cidrs') ?? '');
+  if (!proxies.ok) {
+    throw new ConfigError(
+      `--trusted-proxy-cidrs must be a comma list of addresses or CIDRs such as 10.0.0.0/8, got "${proxies.bad}"`,
+    );
+  }
+  const maxConnections = positiveInt(
+    '--external-max-connections',
+    str('external-max-connections') ?? '256',
+  );
+  const targets = str('notification-targets');
   return {
     ...(external !== undefined
       ? (() => {
           const [host, port] = hostPort(external, '--external-bind-address');
-          return { external: { host, port } };
+          return { external: { host, port, trustedProxies: proxies.proxies, maxConnections } };
         })()
       : {}),
-    ...(publicUrl !== undefined ? { publicUrl: httpUrl('--public-url', publicUrl) } : {}),
+    ...(publicUrl !== undefined ? { publicUrl: publicHttpsUrl(publicUrl) } : {}),
     ...(notificationsSecret !== undefined ? { notificationsSecret } : {}),
     ...(str('notifications-dir') !== undefined
       ? { notificationsDir: str('notifications-dir') }
       : {}),
     ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
     approvalLinkTtlMs: ttlMs.value,
+    ...(targets !== undefined ? { notificationTargetsFile: targets } : {}),
   };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The links carry approval tokens: in clear text only to this machine. */
+function publicHttpsUrl(v: string): string {
+  const url = httpUrl('--public-url', v);
+  const { protocol, hostname } = new URL(url);
+  if (protocol === 'http:' && !LOOPBACK_HOSTS.has(hostname) && !hostname.startsWith('127.')) {
+    throw new ConfigError(
+      `--public-url must be https (approval links carry tokens; http only for a loopback host), got "${v}"`,
+    );
+  }
+  return url;
 }
 
 /** A label value: up to 63 characters, alphanumeric at both ends, `-_.` inside. */

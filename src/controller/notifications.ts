@@ -10,8 +10,19 @@ import type { Decision } from '../approval/index.ts';
 import { Reason } from '../api/index.ts';
 import type { ApprovalRecord, ApprovalStep, Rollout } from '../api/index.ts';
 import type { Logger } from '../kube/index.ts';
-import { NotificationKind, parseSubscriptions } from '../notify/index.ts';
-import type { Notification, Notifier, NotifyConfig } from '../notify/index.ts';
+import {
+  describeTarget,
+  NotificationKind,
+  parseSubscriptions,
+  selectTargets,
+} from '../notify/index.ts';
+import type {
+  Notification,
+  NotificationTarget,
+  Notifier,
+  NotifyConfig,
+  TargetPolicy,
+} from '../notify/index.ts';
 import { anyoneMay } from '../rollout/approval.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
@@ -21,8 +32,10 @@ export interface NotificationBridgeDeps {
   readonly config: NotifyConfig;
   /** How people reach the external port, e.g. https://stepwise.example.com (no trailing /). */
   readonly publicUrl?: string;
-  /** How long a link of an approval step without a timeout stays valid. */
+  /** How long an approval link stays valid at most (a shorter step timeout wins). */
   readonly linkTtlMs: number;
+  /** Which targets each namespace may use (--notification-targets); undefined: any. */
+  readonly targetPolicy?: TargetPolicy;
   readonly now: () => number;
   readonly events: EventSink;
   readonly log: Logger;
@@ -43,6 +56,8 @@ export class NotificationBridge {
   readonly #d: NotificationBridgeDeps;
   /** Rollout uid → the annotation text last warned about (one Warning per bad version). */
   readonly #warned = new Map<string, string>();
+  /** Rollout uid → the refused targets last warned about. */
+  readonly #refusedWarned = new Map<string, string>();
 
   constructor(deps: NotificationBridgeDeps) {
     this.#d = deps;
@@ -68,6 +83,8 @@ export class NotificationBridge {
     const record = e.subject?.record;
     if (record !== undefined) this.#maybeResolve(rollout, record);
     if (subs === undefined || subs.targets.length === 0 || !subs.kinds.includes(kind)) return;
+    const targets = this.#permitted(rollout, subs.targets);
+    if (targets.length === 0) return;
     const steps = rollout.spec.strategy.canary?.steps ?? [];
     const n: Notification = {
       kind,
@@ -86,7 +103,7 @@ export class NotificationBridge {
       kind === NotificationKind.AwaitingApproval && step !== undefined && e.subject !== undefined
         ? this.#approvalRequest(rollout, step, e.subject)
         : undefined;
-    this.#d.notifier.send(approval === undefined ? n : { ...n, approval }, subs.targets);
+    this.#d.notifier.send(approval === undefined ? n : { ...n, approval }, targets);
   }
 
   /** Signed tokens for the buttons and, when links count for this step, the links. */
@@ -98,7 +115,8 @@ export class NotificationBridge {
     const key = this.#d.config.approvalSigningKeys[0];
     if (key === undefined) return undefined;
     const timeout = step.timeout === undefined ? undefined : parsePauseDuration(step.timeout);
-    const ttl = timeout?.ok === true ? timeout.value : this.#d.linkTtlMs;
+    // Links leak (logs, history, forwarded messages): never valid longer than the cap.
+    const ttl = Math.min(timeout?.ok === true ? timeout.value : Infinity, this.#d.linkTtlMs);
     const expiresAt = Math.floor((this.#d.now() + ttl) / 1000);
     const token = (decision: Decision) =>
       signApprovalToken(
@@ -154,6 +172,31 @@ export class NotificationBridge {
         ...(record.comment ? { comment: record.comment } : {}),
       },
     );
+  }
+
+  /** The targets the administrator's map and the cap allow; the others are a Warning, once. */
+  #permitted(rollout: Rollout, targets: readonly NotificationTarget[]): NotificationTarget[] {
+    const { allowed, refused } = selectTargets(
+      targets,
+      rollout.metadata.namespace ?? '',
+      this.#d.targetPolicy,
+    );
+    const uid = rollout.metadata.uid ?? '';
+    if (refused.length === 0) {
+      this.#refusedWarned.delete(uid);
+      return [...allowed];
+    }
+    const text = refused.map((r) => `${describeTarget(r.target)} (${r.why})`).join('; ');
+    if (this.#refusedWarned.get(uid) !== text) {
+      this.#refusedWarned.set(uid, text);
+      this.#d.events.event(
+        rollout,
+        'Warning',
+        Reason.NotificationTargetRefused,
+        `notifications not sent to: ${text}`,
+      );
+    }
+    return [...allowed];
   }
 
   /** The Rollout's subscriptions; bad annotations are a Warning event once, and no sending. */

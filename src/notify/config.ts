@@ -18,6 +18,8 @@ import type { NotificationTarget } from './notifier.ts';
 export const NotifySecretKey = {
   SlackToken: 'slack-token',
   SlackSigningSecret: 'slack-signing-secret',
+  /** Comma list of Slack workspace (team) ids whose members' button presses count. */
+  SlackTeamId: 'slack-team-id',
   /** `slack-webhook-<name>`: an incoming webhook URL. */
   SlackWebhookPrefix: 'slack-webhook-',
   /** `webhook-<name>-url` and optional `webhook-<name>-secret`. */
@@ -36,6 +38,8 @@ export interface WebhookConfig {
 export interface NotifyConfig {
   readonly slackToken?: string;
   readonly slackSigningSecret?: string;
+  /** Workspaces whose users may press the buttons; empty: any that can see the message. */
+  readonly slackTeamIds?: readonly string[];
   /** Name → incoming webhook URL. */
   readonly slackWebhooks: ReadonlyMap<string, string>;
   readonly webhooks: ReadonlyMap<string, WebhookConfig>;
@@ -50,6 +54,7 @@ export type NotifyConfigResult =
 const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const BOT_TOKEN = /^(xoxe\.)?xoxb-[A-Za-z0-9-]+$/;
 const PRINTABLE = /^[\x21-\x7e]+$/;
+const SLACK_TEAM = /^[TE][A-Z0-9]{2,}$/;
 /** `webhook-<name>-url` / `webhook-<name>-secret`. */
 const WEBHOOK_KEY = /^webhook-(.+)-(url|secret)$/;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -64,6 +69,7 @@ export function parseNotifyConfig(
   const webhookSecrets = new Map<string, string>();
   let slackToken: string | undefined;
   let slackSigningSecret: string | undefined;
+  let slackTeamIds: string[] = [];
   let signingKey: Buffer | undefined;
   let previousKey: Buffer | undefined;
 
@@ -78,6 +84,11 @@ export function parseNotifyConfig(
       if (!PRINTABLE.test(text)) {
         problems.push(`${key} must be the app's signing secret (no spaces)`);
       } else slackSigningSecret = text;
+    } else if (key === K.SlackTeamId) {
+      const ids = text.split(',').map((t) => t.trim());
+      if (!ids.every((t) => SLACK_TEAM.test(t))) {
+        problems.push(`${key} must be a comma list of Slack team ids (T…)`);
+      } else slackTeamIds = ids;
     } else if (key === K.ApprovalSigningKey || key === K.ApprovalSigningKeyPrevious) {
       // Binary: used as it is, never trimmed.
       if (raw.length < MIN_KEY_BYTES) {
@@ -126,6 +137,7 @@ export function parseNotifyConfig(
     config: {
       ...(slackToken !== undefined ? { slackToken } : {}),
       ...(slackSigningSecret !== undefined ? { slackSigningSecret } : {}),
+      ...(slackTeamIds.length > 0 ? { slackTeamIds } : {}),
       slackWebhooks,
       webhooks,
       approvalSigningKeys,

@@ -37,5 +37,12 @@ export type {
   Subscriptions,
   SubscriptionsResult,
 } from './config.ts';
+export {
+  parseTargetPolicy,
+  selectTargets,
+  describeTarget,
+  MAX_TARGETS_PER_ROLLOUT,
+} from './targets.ts';
+export type { TargetPolicy, AllowedTargets, TargetSelection } from './targets.ts';
 export { notifierFromConfig } from './build.ts';
 export type { NotifierDeps } from './build.ts';

@@ -54,7 +54,8 @@ export function slackMessage(n: Notification): SlackMessage {
       blocks.push(context(`Or in the browser: ${links.join(' · ')}`));
     }
   }
-  return { text: clip(`${plainHeadline(n)}: ${n.message}`), blocks };
+  // Slack formats the fallback text too (it is the push notification): escaped like the blocks.
+  return { text: clip(`${plainHeadline(n)}: ${escapeMrkdwn(n.message)}`), blocks };
 }
 
 /** The awaiting-approval message once decided: buttons gone, who decided, how and when. */
@@ -73,7 +74,7 @@ export function slackResolvedMessage(n: Notification, outcome: ApprovalOutcome):
     section([headline(n), escapeMrkdwn(n.message)].join('\n')),
     section(`${verdict}${comment}`),
   ];
-  const text = `${plainHeadline(n)}: ${approved ? 'approved' : 'rejected'} by ${outcome.by} via ${outcome.via}`;
+  const text = `${plainHeadline(n)}: ${approved ? 'approved' : 'rejected'} by ${escapeMrkdwn(outcome.by)} via ${outcome.via}`;
   return { text: clip(text), blocks };
 }
 

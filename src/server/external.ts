@@ -1,14 +1,19 @@
 /**
  * The external HTTP port: what people and Slack reach (approval links, Slack interactions),
  * apart from the internal /metrics port. Everything from outside is bounded before a handler
- * sees it: per-client rate limit, body size cap (read as raw bytes: Slack signs the raw body),
- * a deadline on reading it; only the leader acts (a standby answers 503 with Retry-After).
+ * sees it: a connection cap and header, request and keep-alive deadlines; a per-client rate
+ * limit (the client read through trusted proxies, client-address.ts) where a refused credential
+ * costs more than a good request and a request that proves itself (a signed Slack request) costs
+ * nothing, so one client's garbage cannot lock out the others; a body size cap (read as raw
+ * bytes: Slack signs the raw body); only the leader acts (a standby answers 503 with Retry-After).
  * Handlers get plain values and return plain values, so they are tested without a socket.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../kube/log.ts';
+import { clientAddress, NO_TRUSTED_PROXIES } from './client-address.ts';
+import type { TrustedProxies } from './client-address.ts';
 import { ClientRateLimiter } from './rate-limit.ts';
 import type { RateLimit } from './rate-limit.ts';
 
@@ -34,6 +39,12 @@ export interface Route {
   /** Changes state: only the leader may answer it. */
   readonly acts: boolean;
   readonly handle: (req: ExternalRequest) => Promise<ExternalResponse>;
+  /**
+   * Cheap proof that the request comes from whom it claims (a valid Slack signature): such a
+   * request is not charged to its client's rate-limit bucket, so a flood from the same address
+   * (every Slack request does share Slack's) cannot turn it away.
+   */
+  readonly proves?: (req: Omit<ExternalRequest, 'params'>) => boolean;
 }
 
 export interface ExternalServerOptions {
@@ -44,6 +55,10 @@ export interface ExternalServerOptions {
   readonly log: Logger;
   readonly now: () => number;
   readonly rateLimit?: RateLimit;
+  /** Proxies whose X-Forwarded-For names the client (default: none, the socket is the client). */
+  readonly trustedProxies?: TrustedProxies;
+  /** Open connections at once; more are closed on arrival (default 256). */
+  readonly maxConnections?: number;
   readonly maxBodyBytes?: number;
   readonly bodyTimeoutMs?: number;
   /** Counts answers by route and status class, for /metrics. */
@@ -57,6 +72,11 @@ export interface ExternalServer {
 
 const DEFAULT_LIMIT: RateLimit = { burst: 20, perSecond: 1 };
 const DEFAULT_MAX_BODY = 64 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 256;
+/** Tokens a refused credential costs on top of its request's one (a bad link or signature). */
+export const REFUSED_EXTRA_COST = 4;
+/** Answers that say the credential was not good: a scanner's or a guesser's. */
+const REFUSED = new Set([400, 401, 403, 404, 410]);
 
 /** Headers on every answer: nothing cached, framed, sniffed or referred (tokens are in URLs). */
 export const SAFE_HEADERS: Readonly<Record<string, string>> = {
@@ -70,11 +90,17 @@ export const SAFE_HEADERS: Readonly<Record<string, string>> = {
 
 export async function startExternalServer(opts: ExternalServerOptions): Promise<ExternalServer> {
   const limiter = new ClientRateLimiter(opts.rateLimit ?? DEFAULT_LIMIT);
-  const server: Server = createServer((req, res) => {
+  // Deadlines are checked every second, not every 30 s (Node's default), so they mean what they say.
+  const server: Server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     void serve(req, res, opts, limiter);
   });
+  // Slow or idle connections must not hold the capped slots: the whole request within
+  // requestTimeout, its headers within headersTimeout, an idle keep-alive closed after 5 s.
+  server.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.requestTimeout = opts.bodyTimeoutMs ?? 10_000;
-  server.headersTimeout = 10_000;
+  server.headersTimeout = Math.min(10_000, server.requestTimeout);
+  server.keepAliveTimeout = 5_000;
+  server.maxRequestsPerSocket = 100;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
@@ -127,34 +153,49 @@ async function serve(
   opts: ExternalServerOptions,
   limiter: ClientRateLimiter,
 ): Promise<void> {
-  const client = req.socket.remoteAddress ?? 'unknown';
+  const forwarded = req.headers['x-forwarded-for'];
+  const client = clientAddress(
+    req.socket.remoteAddress,
+    Array.isArray(forwarded) ? forwarded.join(', ') : forwarded,
+    opts.trustedProxies ?? NO_TRUSTED_PROXIES,
+  );
+  const method = req.method ?? 'GET';
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   let route = 'none';
   let response: ExternalResponse;
   try {
-    const allowed = limiter.take(client, opts.now());
-    if (!allowed.ok) {
-      response = {
-        ...text(429, 'too many requests'),
-        headers: { 'retry-after': String(Math.ceil(allowed.retryAfterMs / 1000)) },
-      };
+    // A route that can prove a request cheaply reads the body first: a proven request is not
+    // charged. Any other is charged before its body is read, so an exhausted client costs little.
+    const proving = opts.routes.find(
+      (r) => r.proves !== undefined && r.method === method && r.pattern.test(path),
+    );
+    const limited = proving === undefined ? overLimit(limiter, client, opts.now()) : undefined;
+    const body =
+      limited === undefined
+        ? await readBody(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY)
+        : undefined;
+    if (limited !== undefined) {
+      response = limited;
+    } else if (body === undefined) {
+      response = text(413, 'request body too large');
     } else {
-      const body = await readBody(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY);
-      if (body === undefined) {
-        response = text(413, 'request body too large');
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      const request = { method, path, headers, rawBody: body };
+      const proven = proving?.proves?.(request) === true;
+      const refused =
+        proving !== undefined && !proven ? overLimit(limiter, client, opts.now()) : undefined;
+      if (refused !== undefined) {
+        response = refused;
       } else {
-        const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(req.headers)) {
-          headers[k] = Array.isArray(v) ? v.join(', ') : v;
-        }
-        const path = (req.url ?? '/').split('?')[0] ?? '/';
-        const answered = await dispatch(opts, {
-          method: req.method ?? 'GET',
-          path,
-          headers,
-          rawBody: body,
-        });
+        const answered = await dispatch(opts, request);
         response = answered.response;
         route = answered.route;
+        if (!proven && REFUSED.has(response.status)) {
+          limiter.charge(client, opts.now(), REFUSED_EXTRA_COST);
+        }
       }
     }
   } catch (err) {
@@ -173,6 +214,20 @@ async function serve(
     ...response.headers,
   });
   res.end(response.body);
+}
+
+/** A 429 when `client` has no token left (taking one when it has). */
+function overLimit(
+  limiter: ClientRateLimiter,
+  client: string,
+  now: number,
+): ExternalResponse | undefined {
+  const allowed = limiter.take(client, now);
+  if (allowed.ok) return undefined;
+  return {
+    ...text(429, 'too many requests'),
+    headers: { 'retry-after': String(Math.ceil(allowed.retryAfterMs / 1000)) },
+  };
 }
 
 /** The raw body, or undefined when it is larger than `max` bytes (reading stops there). */

@@ -52,6 +52,18 @@ export class ClientRateLimiter {
     return { ok: true };
   }
 
+  /**
+   * Charges `cost` more tokens to `client` after the fact (its answer showed a refused credential,
+   * which costs more than a good request). The bucket may go into debt; it refills as any other.
+   */
+  charge(client: string, now: number, cost: number): void {
+    const prev = this.#buckets.get(client);
+    if (prev === undefined) return;
+    const { burst, perSecond } = this.#limit;
+    const tokens = Math.min(burst, prev.tokens + ((now - prev.at) / 1000) * perSecond);
+    this.#buckets.set(client, { tokens: tokens - cost, at: now });
+  }
+
   get size(): number {
     return this.#buckets.size;
   }

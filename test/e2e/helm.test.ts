@@ -26,6 +26,8 @@ import { RuncContainers, imageTools, runImage, unpackImage } from './support/run
 import type { ContainerVolume, UnpackedImage } from './support/runc.ts';
 import type { HelmValues } from './support/helm.ts';
 import { kubectl } from './support/kubectl.ts';
+import { parseConfig } from '../../src/controller/config.ts';
+import { parseTargetPolicy } from '../../src/notify/index.ts';
 import {
   createRollout,
   http,
@@ -388,6 +390,41 @@ describe('the chart, rendered', () => {
       selected.map((s) => s.metadata.name),
       ['blue-stepwise-controller-metrics'],
     );
+  });
+
+  it('approval port and notification target values become flags and a ConfigMap the controller reads', async () => {
+    const rendered = await render('stepwise', 'ops', {
+      'approvals.trustedProxyCIDRs': '{10.0.0.0/8,fd00::/8}',
+      'approvals.maxConnections': 64,
+      'approvals.linkTTL': '2h',
+      'notifications.targets.*.webhooks': '{audit}',
+      'notifications.targets.team-a.slackChannels': '{#team-a}',
+    });
+    const deployment = find<Deployment>(rendered, 'Deployment', 'stepwise-controller');
+    const container = controllerContainer(deployment);
+    const file = '/etc/stepwise/notification-targets/targets.yaml';
+    assert.deepEqual(container.args?.slice(-4), [
+      '--trusted-proxy-cidrs=10.0.0.0/8,fd00::/8',
+      '--external-max-connections=64',
+      '--approval-link-ttl=2h',
+      `--notification-targets=${file}`,
+    ]);
+    assert.ok(
+      container.volumeMounts?.some((m) => m.mountPath === '/etc/stepwise/notification-targets'),
+    );
+    const map = find<KubeDoc & { data: Record<string, string> }>(
+      rendered,
+      'ConfigMap',
+      'stepwise-notification-targets',
+    );
+    const parsed = parseTargetPolicy(map.data['targets.yaml'] ?? '');
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.policy.get('*'), { slackChannels: [], webhooks: ['audit'] });
+    assert.deepEqual(parsed.policy.get('team-a'), { slackChannels: ['#team-a'], webhooks: [] });
+    const flags = parseConfig(container.args ?? [], {});
+    assert.equal(flags.notificationTargetsFile, file);
+    assert.equal(flags.external?.maxConnections, 64);
+    assert.equal(flags.approvalLinkTtlMs, 2 * 3_600_000);
   });
 
   it('a value of the wrong type, an unknown level or a misspelt key fails helm install, naming it', async () => {

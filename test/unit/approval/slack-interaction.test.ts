@@ -49,6 +49,7 @@ describe('Slack interactions', () => {
         userId: 'U2CERLKJA',
         userName: 'roadrunner',
         teamId: 'T1DC2JH3J',
+        userTeamId: 'T1DC2JH3J',
         actionId: APPROVE_ACTION_ID,
         value: 'v1.abc.def',
         channelId: 'C0123ABCD',

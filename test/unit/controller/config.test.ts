@@ -80,7 +80,7 @@ describe('controller configuration', () => {
       {},
     );
     assert.equal(c.instanceId, 'team-a');
-    assert.deepEqual(c.external, { host: '0.0.0.0', port: 8080 });
+    assert.deepEqual([c.external?.host, c.external?.port], ['0.0.0.0', 8080]);
     assert.equal(c.publicUrl, 'https://stepwise.example.com', 'no trailing slash');
     assert.deepEqual(c.notificationsSecret, { namespace: 'stepwise-system', name: 'notify' });
     assert.equal(c.approvalLinkTtlMs, 7_200_000);

@@ -95,6 +95,19 @@ describe('Slack messages', () => {
     assert.equal(escapeMrkdwn('<&>'), '&lt;&amp;&gt;');
   });
 
+  it('escape the fallback text (the push notification) like the blocks', () => {
+    const m = slackMessage({ ...awaiting, message: 'see <!channel> & <https://evil.example|x>' });
+    assert.ok(!m.text.includes('<!channel>'), m.text);
+    assert.ok(m.text.endsWith(': see &lt;!channel&gt; &amp; &lt;https://evil.example|x&gt;'));
+    const resolved = slackResolvedMessage(awaiting, {
+      decision: 'Approve',
+      by: 'link:<!here>',
+      via: 'link',
+      at: '2026-01-02T03:10:00Z',
+    });
+    assert.ok(resolved.text.includes('approved by link:&lt;!here&gt; via link'), resolved.text);
+  });
+
   it('keep sections within Block Kit limits', () => {
     const m = slackMessage(notification(NotificationKind.AnalysisFailed, 'x'.repeat(10_000)));
     for (const b of blocksOf(m)) assert.ok((b.text?.text.length ?? 0) <= 3000);
@@ -113,7 +126,7 @@ describe('Slack messages', () => {
     assert.ok(!blocksOf(m).some((b) => b.type === 'actions'));
     assert.ok(text.includes(':no_entry: Rejected by *alice &lt;ops&gt;* via plugin'));
     assert.ok(text.includes('> error rate &lt;too&gt; high'));
-    assert.match(m.text, /rejected by alice <ops> via plugin$/);
+    assert.match(m.text, /rejected by alice &lt;ops&gt; via plugin$/);
     const slack = slackResolvedMessage(awaiting, {
       decision: 'Approve',
       by: 'U0123ABCD',

@@ -55,6 +55,10 @@ app.kubernetes.io/name: stepwise-controller
 /etc/stepwise/notifications
 {{- end -}}
 
+{{- define "stepwise.notificationTargetsDir" -}}
+/etc/stepwise/notification-targets
+{{- end -}}
+
 {{/*
 One object of a file under files/ (a byte-identical copy of deploy/, refreshed by `make chart-files`),
 as YAML: (list $ "files/rbac.yaml" "ClusterRole" "stepwise-controller"). Fails when the file has
