@@ -72,8 +72,10 @@ export function estimateProgramSize(pattern: string): number {
       const n = Number(low);
       const m = comma === undefined ? n : high === '' ? undefined : Number(high);
       if (n > MAX_REPEAT || (m ?? 0) > MAX_REPEAT) continue;
-      // x{n,m} is n copies of x then m-n optional ones; x{n,} is n copies then a loop.
-      repeat(frame.last * n + (m === undefined ? 1 : (m - n) * (frame.last + 1)));
+      // x{n,m} is n copies of x then m-n optional ones; x{n,} is n copies then a loop
+      // (x{0,} is x*, one copy in the loop); x{0} still compiles to an empty match.
+      const copies = frame.last * (m === undefined ? Math.max(n, 1) : n);
+      repeat(Math.max(1, copies + (m === undefined ? 1 : (m - n) * (frame.last + 1))));
     } else {
       atom(1);
       i++;

@@ -14,6 +14,9 @@ import {
 } from './limits.ts';
 import { estimateProgramSize } from './regex-size.ts';
 
+/** Largest program matched with re2js's DFA; larger ones go to its NFA. */
+const DFA_PROGRAM_SIZE = 500;
+
 /** Most recently used last; refreshed on every hit. */
 const cache = new Map<string, RE2JS>();
 
@@ -27,9 +30,10 @@ export function compileGoRegex(pattern: string): RE2JS | string {
   }
   if (pattern.length > MAX_REGEX_LENGTH) return `longer than ${MAX_REGEX_LENGTH} characters`;
   // Compiling expands counted repeats, so a 1 KiB pattern could take seconds to compile
-  // before its size is known: a conservative estimate from the text refuses those first.
+  // before its size is known: an estimate from the text (within 0.75-2x of the real size)
+  // refuses the clearly too large first, and the real size decides the rest.
   const estimate = estimateProgramSize(pattern);
-  if (estimate > MAX_REGEX_PROGRAM_SIZE) return tooLarge(`about ${estimate}`);
+  if (estimate > 2 * MAX_REGEX_PROGRAM_SIZE) return tooLarge(`about ${estimate}`);
   let regex: RE2JS;
   try {
     regex = RE2JS.compile(pattern);
@@ -93,7 +97,10 @@ export function matches(subject: string, pattern: string, offset: number): boole
  */
 export function testBounded(regex: RE2JS, subject: string): boolean {
   try {
-    return regex.test(subject);
+    // test() runs re2js's lazy DFA, whose states cost O(program) each to build: fastest for
+    // small programs, several times slower than the NFA for large ones (see regex.bench.ts).
+    if (regex.programSize() <= DFA_PROGRAM_SIZE) return regex.test(subject);
+    return regex.matcher(subject).find();
   } finally {
     const engine = regex.re2() as unknown as { lazyDFA?: unknown };
     if ('lazyDFA' in engine) engine.lazyDFA = null;
