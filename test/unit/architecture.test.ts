@@ -46,10 +46,6 @@ const PLUGIN_REACH: Record<string, readonly string[] | 'all'> = {
   kube: ['kube/resources.ts', 'kube/objects.ts'],
 };
 
-/** Packages the plugin may load through the pure modules: they do no I/O (re2js: the RE2
- *  engine `matches` runs on, plain computation without imports). */
-const PLUGIN_PURE_PACKAGES = new Set(['re2js']);
-
 /** Built-ins that reach the network, files or processes. */
 const IO_BUILTINS = new Set(
   [
@@ -183,12 +179,7 @@ test('the plugin reaches no I/O outside its own folder, however deep the imports
     }
     for (const spec of valueImports(file)) {
       if (IO_BUILTINS.has(spec)) problems.push(`${rel} imports '${spec}'`);
-      else if (
-        !spec.startsWith('.') &&
-        !spec.startsWith('node:') &&
-        module !== 'api' &&
-        !PLUGIN_PURE_PACKAGES.has(spec)
-      ) {
+      else if (!spec.startsWith('.') && !spec.startsWith('node:') && module !== 'api') {
         problems.push(`${rel} imports the package '${spec}'`);
       }
     }
