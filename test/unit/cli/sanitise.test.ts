@@ -12,6 +12,7 @@ import type { Rollout } from '../../../src/api/rollout.ts';
 import { connect } from '../../../src/cli/client.ts';
 import type { CliDeps } from '../../../src/cli/context.ts';
 import { run } from '../../../src/cli/program.ts';
+import { CliError, errorLine } from '../../../src/cli/errors.ts';
 import { ansiColor, stripAnsi } from '../../../src/cli/render/color.ts';
 import { displayPhase } from '../../../src/cli/render/info.ts';
 import { renderRollout } from '../../../src/cli/render/tree.ts';
@@ -142,6 +143,13 @@ describe('every renderer shows what others wrote as escapes', () => {
       assert.ok(out.includes(`${SHOWN}!`), out);
       assertInert(out);
     }
+  });
+
+  test('error lines, which quote status messages, refusals and admission messages', () => {
+    assert.equal(
+      errorLine(new CliError(`not waiting (Paused: ${EVIL})`)),
+      `Error: not waiting (Paused: ${SHOWN})`,
+    );
   });
 
   test('list and status', () => {
