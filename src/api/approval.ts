@@ -132,6 +132,10 @@ export const ApprovalRefusal = {
   NotAnApprover: 'NotAnApprover',
   AlreadyDecided: 'AlreadyDecided',
   RolloutNotFound: 'RolloutNotFound',
+  /** The identity policy is not in force (controller/identity-policy.ts). */
+  IdentityPolicyMissing: 'IdentityPolicyMissing',
+  /** Created before the identity policy's binding: nothing checked the approver. */
+  PredatesIdentityPolicy: 'PredatesIdentityPolicy',
 } as const;
 export type ApprovalRefusal = (typeof ApprovalRefusal)[keyof typeof ApprovalRefusal];
 

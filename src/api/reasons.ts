@@ -56,6 +56,9 @@ export const Reason = {
   ApprovalRefused: 'ApprovalRefused',
   ApprovalRejected: 'ApprovalRejected',
   ApprovalTimedOut: 'ApprovalTimedOut',
+  // Ours: a RolloutApproval refused because the identity policy did not vouch for it.
+  IdentityPolicyMissing: 'IdentityPolicyMissing',
+  PredatesIdentityPolicy: 'PredatesIdentityPolicy',
   // Ours: a Rollout's notification annotations cannot be read.
   NotificationConfigInvalid: 'NotificationConfigInvalid',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.

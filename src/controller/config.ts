@@ -39,6 +39,9 @@ export interface ControllerConfig {
   readonly instanceId?: string;
   /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
   readonly reclaimMemoryAfterMs: number;
+  /** The identity policy that vouches for RolloutApprovals (identity-policy.ts); `trusted`:
+   *  judge them without it. */
+  readonly identityPolicy: { readonly name: string; readonly trusted: boolean };
 }
 
 /**
@@ -47,6 +50,9 @@ export interface ControllerConfig {
  * restarts it and it campaigns again.
  */
 export const ExitCode = { ok: 0, failed: 1, badFlags: 2, leaseLost: 3 } as const;
+
+/** The identity policy's name in deploy/ (the chart passes its own with --identity-policy). */
+export const DEFAULT_IDENTITY_POLICY = 'stepwise-rolloutapproval-identity';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -84,6 +90,11 @@ approvals and notifications:
   --notifications-dir DIR    the same keys as files (a mounted Secret)
   --slack-api-url URL        Slack Web API base (default https://slack.com/api)
   --approval-link-ttl D      validity of links for steps without a timeout (default 24h)
+  --identity-policy NAME     the ValidatingAdmissionPolicy (and binding) that makes RolloutApprovals
+                             name their creator (default stepwise-rolloutapproval-identity); while
+                             it is missing, RolloutApprovals are refused
+  --trust-approvals-without-identity-policy
+                             judge RolloutApprovals without it (Kubernetes < 1.30 only)
 exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
             3 leader Lease lost (not renewed within the renew deadline)`;
 
@@ -110,6 +121,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'slack-api-url': { type: 'string' },
       'approval-link-ttl': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
+      'identity-policy': { type: 'string' },
+      'trust-approvals-without-identity-policy': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -139,6 +152,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ...instanceId(values['instance-id']),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
     ...approvalFlags(values),
+    identityPolicy: {
+      name: values['identity-policy'] || DEFAULT_IDENTITY_POLICY,
+      trusted: values['trust-approvals-without-identity-policy'] === true,
+    },
   };
 }
 

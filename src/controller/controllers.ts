@@ -13,6 +13,8 @@ import { rolloutCache } from './caches.ts';
 import type { ControllerConfig } from './config.ts';
 import type { ControllerInformers } from './informers.ts';
 import type { Controller } from './manager.ts';
+import { screenApprovals } from './identity-policy.ts';
+import type { IdentityPolicyCheck } from './identity-policy.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import type { Key } from './reconciler.ts';
 import { RolloutReconciler } from './rollout-reconciler.ts';
@@ -29,6 +31,8 @@ export interface ControllerDeps {
   readonly informers: ControllerInformers;
   readonly traffic: TrafficInformers;
   readonly events: KubeEventRecorder;
+  /** Whether RolloutApprovals can be trusted (absent: they are, as in unit tests). */
+  readonly identityPolicy?: IdentityPolicyCheck;
 }
 
 export function rolloutController(
@@ -60,6 +64,12 @@ export function rolloutController(
         writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
       },
       onEvent,
+      ...(d.identityPolicy === undefined
+        ? {}
+        : {
+            screenApprovals: (requests, now) =>
+              screenApprovals(requests, d.identityPolicy?.state() ?? { kind: 'unknown' }, now),
+          }),
     }),
     workers: d.config.workers,
     watches: rolloutWatches(s, d.traffic),

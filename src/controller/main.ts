@@ -12,6 +12,7 @@ import { startApprovals } from './approval-wiring.ts';
 import { ConfigError, configOrExit, ExitCode } from './config.ts';
 import { analysisRunController, rolloutController } from './controllers.ts';
 import { leaseElection } from './election.ts';
+import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
 import { cacheSpecs, controllerInformers } from './informers.ts';
 import { jsonLogger } from './logger.ts';
 import { Manager } from './manager.ts';
@@ -60,7 +61,14 @@ async function main(): Promise<number> {
     leading,
     rollouts: informers.rollouts,
   });
-  const deps = { config, api, clock, log, metrics, informers, traffic, events };
+  const identityPolicy = new IdentityPolicyCheck({
+    api,
+    ...config.identityPolicy,
+    clock,
+    log,
+    gauge: identityPolicyGauge(registry),
+  });
+  const deps = { config, api, clock, log, metrics, informers, traffic, events, identityPolicy };
   const watched = [...traffic.informers, ...Object.values(informers)];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,
@@ -71,7 +79,10 @@ async function main(): Promise<number> {
     informers: watched,
     controllers: [rolloutController(deps, approvals.onEvent), analysisRunController(deps)],
     probes: [internalServer(config, metrics, watched, log)],
-    servers: [{ start: () => approvals.serve(), stop: () => approvals.close() }],
+    servers: [
+      { start: () => identityPolicy.start(), stop: () => Promise.resolve(identityPolicy.stop()) },
+      { start: () => approvals.serve(), stop: () => approvals.close() },
+    ],
     election: leaseElection(config, leaseApi, clock, log),
     graceMs: SHUTDOWN_GRACE_MS,
     log,

@@ -62,6 +62,12 @@ export interface RolloutReconcilerDeps {
   readonly stormMetrics?: WriteStormMetrics;
   /** Told of every event after it is recorded (the notifications). Must not throw or block. */
   readonly onEvent?: (rollout: Rollout, event: PlannedEvent) => void;
+  /** Keeps from the planner the RolloutApprovals nothing vouches for (identity-policy.ts) and
+   *  answers them. Absent: all are judged. */
+  readonly screenApprovals?: (
+    requests: readonly RolloutApproval[],
+    now: number,
+  ) => { readonly admitted: readonly RolloutApproval[]; readonly writes: readonly Write[] };
 }
 
 /** What one pass read, for its writes. */
@@ -121,6 +127,11 @@ export class RolloutReconciler implements Reconciler {
     const planner = this.#deps.planner ?? plan;
     const traffic =
       cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic);
+    const requests = cache.approvalsOf?.(rollout) ?? [];
+    const screened = this.#deps.screenApprovals?.(requests, now) ?? {
+      admitted: requests,
+      writes: [],
+    };
     const observed: Observed = {
       rollout,
       replicaSets,
@@ -129,13 +140,13 @@ export class RolloutReconciler implements Reconciler {
       analysisRuns: cache.analysisRunsOf?.(rollout) ?? [],
       analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
       clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
-      approvals: cache.approvalsOf?.(rollout) ?? [],
+      approvals: screened.admitted,
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       now,
     };
     const result = planner(observed);
     const pass = { rollout, key, replicaSets, traffic, now };
-    const applied = await this.#applyPlan(pass, result.writes);
+    const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
       await this.#applyPlan(pass, planner({ ...observed, refusal: applied.refusal }).writes);

@@ -59,6 +59,7 @@ export {
   objectPath,
   resourceLabel,
   type ResourceType,
+  type KindAccess,
 } from './resources.ts';
 export {
   RestClient,

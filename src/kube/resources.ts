@@ -107,6 +107,20 @@ export const Resources = {
     false,
   ),
   RolloutApproval: t(GROUP, VERSION, 'RolloutApproval', 'rolloutapprovals'),
+  ValidatingAdmissionPolicy: t(
+    'admissionregistration.k8s.io',
+    'v1',
+    'ValidatingAdmissionPolicy',
+    'validatingadmissionpolicies',
+    false,
+  ),
+  ValidatingAdmissionPolicyBinding: t(
+    'admissionregistration.k8s.io',
+    'v1',
+    'ValidatingAdmissionPolicyBinding',
+    'validatingadmissionpolicybindings',
+    false,
+  ),
 } as const satisfies Record<string, ResourceType>;
 
 /** Finds the type of an object from its `apiVersion` and `kind`. */

@@ -1,7 +1,8 @@
 // The job metric provider on the real control plane: the Job controller of kube-controller-manager
 // runs the Job and kwok plays its pod (complete, or fail with `stepwise.dev/fault: job-fail`).
 // A run is Successful when its Job completes and Failed when it fails; terminating a run deletes
-// its Job; a controller restart adopts the Job it made instead of making a second.
+// its Job; a controller restart adopts the Job it made instead of making a second, but a Job
+// someone else made under the predictable name is an Error, never the result.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AnalysisRun, Metric } from '../../src/api/index.ts';
@@ -101,6 +102,27 @@ describe('the job provider', () => {
     const [m] = run.status?.metricResults?.[0]?.measurements ?? [];
     assert.equal(m?.phase, 'Failed');
     assert.match(m?.message ?? '', /Job smoke\.smoke\.1 failed/);
+  });
+
+  it('a Job someone else made under the predictable name: an Error, not Successful', async () => {
+    const ns = await testNamespace('job-squat');
+    // Made by someone who may create Jobs but not edit the template: it would complete.
+    await http.json('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, {
+      metadata: { name: 'squat.smoke.1' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: { restartPolicy: 'Never', containers: [{ name: 'true', image: 'busybox' }] },
+        },
+      },
+    });
+    await createRun(ns, 'squat', { ...jobMetric(), consecutiveErrorLimit: 0 });
+    const run = await waitForRun(ns, 'squat', 'Error', (r) => r.status?.phase === 'Error');
+    const [m] = run.status?.metricResults?.[0]?.measurements ?? [];
+    assert.equal(m?.phase, 'Error');
+    assert.equal(m?.message, `Job ${ns}/squat.smoke.1 exists and is not owned by this run`);
+    const [job] = (await jobsOf(ns)).items;
+    assert.deepEqual(job?.metadata.ownerReferences ?? [], [], 'the Job left as it was');
   });
 
   it('Jobs of measurements the run no longer keeps are deleted', async () => {

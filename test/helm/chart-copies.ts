@@ -1,5 +1,5 @@
 /**
- * The chart's copies of the Kustomize base: CRDs, RBAC and the identity policy live once, in
+ * The chart's copies of the Kustomize base: CRDs, RBAC and the admission policies live once, in
  * deploy/, and the chart renders them from byte-identical copies under files/ (Helm reads only
  * files inside the chart). `make chart-files` writes the copies; `make crds-check` and the unit
  * tests fail when one differs from its source.
@@ -22,6 +22,10 @@ export function chartCopies(): Map<string, string> {
   copies.set(
     join(CHART_DIR, 'files', 'identity-policy.yaml'),
     join(DEPLOY, 'approvals', 'identity-policy.yaml'),
+  );
+  copies.set(
+    join(CHART_DIR, 'files', 'job-provider-policy.yaml'),
+    join(DEPLOY, 'analysis', 'job-provider-policy.yaml'),
   );
   return copies;
 }

@@ -11,6 +11,7 @@ import { loadAll } from 'js-yaml';
 import { CHART_DIR } from '../helm/chart-copies.ts';
 import { providerKinds } from '../../src/analysis/providers/index.ts';
 import type { KindAccess } from '../../src/kube/resources.ts';
+import { identityPolicyKinds } from '../../src/controller/identity-policy.ts';
 import { routerKinds } from '../../src/traffic/index.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 
@@ -55,6 +56,7 @@ function missingGrants(rules: readonly Rule[], kinds: readonly KindAccess[]): st
 const EXTENSIONS: readonly [string, () => readonly KindAccess[]][] = [
   ['traffic routers', routerKinds],
   ['metric providers', providerKinds],
+  ['identity policy check', identityPolicyKinds],
 ];
 
 describe('RBAC for the registered routers and providers', () => {

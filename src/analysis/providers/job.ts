@@ -4,7 +4,10 @@
  * it made rather than making a second). Asynchronous: `measure` creates the Job and leaves the
  * measurement Running; `resume` reads it: Complete is Successful, Failed is Failed, pods that
  * cannot pull their image are Inconclusive at once (Argo v1.10), anything else keeps running.
- * `terminate` deletes the Job. Job events wake the run (the controller watches our Jobs), so the
+ * `terminate` deletes the Job. Only a Job the run owns (ownerReferences uid) counts: one someone
+ * else made under the predictable name is an Error, never the result. The namespace is always
+ * the run's, never read back from status (which `analysisruns/status` writers could point
+ * elsewhere). Job events wake the run (the controller watches our Jobs), so the
  * measurement has no `resumeAt`: it is resumed on every pass (and polled every 10 s in case an
  * event is lost). A new Job deletes the metric's Jobs older than the measurements the run keeps.
  */
@@ -29,9 +32,8 @@ export const JOB_RUN_LABEL = 'analysis.stepwise.dev/run';
 export const JOB_METRIC_LABEL = 'analysis.stepwise.dev/metric';
 /** The measurement's number (`<n>` of the name, which a hash may hide): orders old Jobs. */
 export const JOB_MEASUREMENT_LABEL = 'analysis.stepwise.dev/measurement';
-/** Measurement metadata keys naming the Job. */
+/** Measurement metadata key naming the Job (its namespace is always the run's). */
 export const JOB_NAME_KEY = 'job-name';
-export const JOB_NAMESPACE_KEY = 'job-namespace';
 const MAX_NAME = 63;
 const IMAGE_PULL_ERRORS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
 
@@ -108,30 +110,32 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
       try {
         await api.create(body);
       } catch (err) {
-        // Made before a restart, or by a pass whose status write was lost: the same measurement.
         if (!isAlreadyExists(err)) {
           return { ok: false, message: `cannot create Job ${name}: ${message(err)}` };
         }
+        // Ours if made before a restart, or by a pass whose status write was lost; anyone's
+        // otherwise, since the name is predictable.
+        const found = await readJob(api, ctx, name);
+        if (!found.ok) return found;
+        if (found.job !== undefined && !ownedByRun(found.job, ctx)) return notOurs(ctx, name);
       }
       await collectOldJobs(api, ctx, metric.name);
-      return pending(name, ctx.namespace);
+      return pending(name);
     },
 
     async resume(_metric, inFlight, ctx): Promise<ProviderOutcome | PendingOutcome> {
       const name = inFlight.metadata?.[JOB_NAME_KEY];
-      const namespace = inFlight.metadata?.[JOB_NAMESPACE_KEY] ?? ctx.namespace;
       if (name === undefined) return { ok: false, message: 'measurement names no Job' };
-      let job: JobObject | undefined;
-      try {
-        job = await api.get<JobObject>(Resources.Job, namespace, name);
-      } catch (err) {
-        return { ok: false, message: `cannot read Job ${name}: ${message(err)}` };
-      }
+      const found = await readJob(api, ctx, name);
+      if (!found.ok) return found;
+      const job = found.job;
       if (job === undefined) return { ok: false, message: `Job ${name} was deleted` };
+      // Deleted and made again by someone else while the measurement ran.
+      if (!ownedByRun(job, ctx)) return notOurs(ctx, name);
       const done = (job.status?.conditions ?? []).find(
         (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
       );
-      const meta = { [JOB_NAME_KEY]: name, [JOB_NAMESPACE_KEY]: namespace };
+      const meta = { [JOB_NAME_KEY]: name };
       if (done?.type === 'Complete') {
         return { ok: true, result: true, value: 'Complete', metadata: meta, phase: 'Successful' };
       }
@@ -146,7 +150,7 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
           message: `Job ${name} failed${why ? ` (${why})` : ''}`,
         };
       }
-      const stuck = await imagePullError(api, namespace, name);
+      const stuck = await imagePullError(api, ctx.namespace, name);
       if (stuck !== undefined) {
         return {
           ok: true,
@@ -157,20 +161,47 @@ export function jobProvider(api: KubeApi): AnalysisProvider {
           message: `Job ${name}: a pod cannot pull its image (${stuck})`,
         };
       }
-      return pending(name, namespace);
+      return pending(name);
     },
 
     async terminate(_metric, inFlight: Measurement, ctx): Promise<void> {
       const name = inFlight.metadata?.[JOB_NAME_KEY];
       if (name === undefined) return;
-      const namespace = inFlight.metadata?.[JOB_NAMESPACE_KEY] ?? ctx.namespace;
-      await api.delete(Resources.Job, namespace, name, { propagationPolicy: 'Background' });
+      const job = await api.get<JobObject>(Resources.Job, ctx.namespace, name);
+      const uid = job?.metadata?.uid;
+      // Someone else's Job under our name is left alone; the uid precondition keeps it so
+      // should ours be replaced between the read and the delete.
+      if (job === undefined || !ownedByRun(job, ctx) || uid === undefined) return;
+      await api.delete(Resources.Job, ctx.namespace, name, {
+        propagationPolicy: 'Background',
+        preconditions: { uid },
+      });
     },
   };
 }
 
-function pending(name: string, namespace: string): PendingOutcome {
-  return { ok: 'pending', metadata: { [JOB_NAME_KEY]: name, [JOB_NAMESPACE_KEY]: namespace } };
+function pending(name: string): PendingOutcome {
+  return { ok: 'pending', metadata: { [JOB_NAME_KEY]: name } };
+}
+
+const ownedByRun = (job: KubeObject, ctx: MeasureContext): boolean =>
+  job.metadata?.ownerReferences?.some((o) => o.uid === ctx.run.uid) === true;
+
+const notOurs = (ctx: MeasureContext, name: string): ProviderOutcome => ({
+  ok: false,
+  message: `Job ${ctx.namespace}/${name} exists and is not owned by this run`,
+});
+
+async function readJob(
+  api: KubeApi,
+  ctx: MeasureContext,
+  name: string,
+): Promise<{ ok: true; job: JobObject | undefined } | { ok: false; message: string }> {
+  try {
+    return { ok: true, job: await api.get<JobObject>(Resources.Job, ctx.namespace, name) };
+  } catch (err) {
+    return { ok: false, message: `cannot read Job ${name}: ${message(err)}` };
+  }
 }
 
 /**
@@ -187,7 +218,7 @@ async function collectOldJobs(api: KubeApi, ctx: MeasureContext, metric: string)
     });
     const ours = listed.items
       .filter((j) => j.metadata?.labels?.[JOB_METRIC_LABEL] === labelValue(metric))
-      .filter((j) => j.metadata?.ownerReferences?.some((o) => o.uid === ctx.run.uid) === true)
+      .filter((j) => ownedByRun(j, ctx))
       .sort((a, b) => measurementNumber(a) - measurementNumber(b));
     for (const job of ours.slice(0, Math.max(0, ours.length - ctx.keep))) {
       await api.delete(Resources.Job, ctx.namespace, job.metadata?.name ?? '', {

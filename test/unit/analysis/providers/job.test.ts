@@ -1,10 +1,11 @@
 // The job provider's decisions over Job objects (an in-memory API: only what it reads and writes):
 // names, the Job it creates, the verdict from the Job's conditions and pods, adoption after a
-// restart, and deletion on terminate. The real Job controller runs in test/e2e/analysis-job.
+// restart (only of a Job the run owns), and deletion on terminate, always in the run's namespace. The real Job controller runs in test/e2e/analysis-job.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Measurement, Metric } from '../../../../src/api/index.ts';
 import { jobName, jobProvider } from '../../../../src/analysis/providers/index.ts';
+import type { OwnerReference } from '../../../../src/kube/objects.ts';
 import { Resources } from '../../../../src/kube/resources.ts';
 import { FakeKubeApi } from '../../../fixtures/kube/fake-kube-api.ts';
 import { context } from './support.ts';
@@ -13,16 +14,20 @@ const metric: Metric = {
   name: 'smoke',
   provider: { job: { metadata: { labels: { team: 'a' } }, spec: { backoffLimit: 0 } } },
 };
-const inFlight: Measurement = {
-  phase: 'Running',
-  metadata: { 'job-name': 'run.smoke.1', 'job-namespace': 'ns' },
-};
+const inFlight: Measurement = { phase: 'Running', metadata: { 'job-name': 'run.smoke.1' } };
+const ownedByRun: OwnerReference[] = [
+  { apiVersion: 'stepwise.dev/v1alpha1', kind: 'AnalysisRun', name: 'run', uid: 'uid-run' },
+];
 
-function jobWith(conditions: object[]) {
+function jobWith(
+  conditions: object[],
+  namespace = 'ns',
+  ownerReferences: OwnerReference[] = ownedByRun,
+) {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: 'run.smoke.1', namespace: 'ns' },
+    metadata: { name: 'run.smoke.1', namespace, uid: `uid-job-${namespace}`, ownerReferences },
     status: { conditions },
   };
 }
@@ -40,10 +45,7 @@ describe('the job provider', () => {
   it('creates the Job owned by the run, labelled, and leaves the measurement pending', async () => {
     const api = new FakeKubeApi();
     const out = await jobProvider(api).measure(metric, context());
-    assert.deepEqual(out, {
-      ok: 'pending',
-      metadata: { 'job-name': 'run.smoke.1', 'job-namespace': 'ns' },
-    });
+    assert.deepEqual(out, { ok: 'pending', metadata: { 'job-name': 'run.smoke.1' } });
     const job = api.stored(Resources.Job, 'ns', 'run.smoke.1');
     assert.equal(job?.metadata?.labels?.['team'], 'a');
     assert.equal(job?.metadata?.labels?.['analysis.stepwise.dev/run'], 'run');
@@ -58,6 +60,46 @@ describe('the job provider', () => {
     api.seed(jobWith([]));
     const out = await jobProvider(api).measure(metric, context());
     assert.equal(out.ok, 'pending');
+  });
+
+  const strangers: readonly [string, OwnerReference[]][] = [
+    ['no owner', []],
+    [
+      'another run of the same name',
+      [{ apiVersion: 'stepwise.dev/v1alpha1', kind: 'AnalysisRun', name: 'run', uid: 'uid-old' }],
+    ],
+  ];
+  for (const [who, owners] of strangers) {
+    it(`a Job under the predictable name with ${who} is an Error, never the result`, async () => {
+      const api = new FakeKubeApi();
+      api.seed(jobWith([{ type: 'Complete', status: 'True' }], 'ns', owners));
+      const expected = {
+        ok: false,
+        message: 'Job ns/run.smoke.1 exists and is not owned by this run',
+      };
+      assert.deepEqual(await jobProvider(api).measure(metric, context()), expected);
+      // Made again by someone else while the measurement was running: the same.
+      assert.deepEqual(await jobProvider(api).resume?.(metric, inFlight, context()), expected);
+      await jobProvider(api).terminate?.(metric, inFlight, context());
+      assert.ok(api.stored(Resources.Job, 'ns', 'run.smoke.1'), 'not ours to delete');
+    });
+  }
+
+  it("reads and deletes in the run's namespace, whatever the measurement metadata says", async () => {
+    const api = new FakeKubeApi();
+    api.seed(jobWith([{ type: 'Failed', status: 'True' }], 'other'));
+    api.seed(jobWith([{ type: 'Complete', status: 'True' }], 'ns'));
+    const pointed: Measurement = {
+      ...inFlight,
+      metadata: { 'job-name': 'run.smoke.1', 'job-namespace': 'other' },
+    };
+    const out = await jobProvider(api).resume?.(metric, pointed, context());
+    assert.ok(out?.ok === true, JSON.stringify(out));
+    assert.equal(out.phase, 'Successful', 'the Job in ns, not the one in other');
+    assert.deepEqual(out.metadata, { 'job-name': 'run.smoke.1' });
+    await jobProvider(api).terminate?.(metric, pointed, context());
+    assert.equal(api.stored(Resources.Job, 'ns', 'run.smoke.1'), undefined);
+    assert.ok(api.stored(Resources.Job, 'other', 'run.smoke.1'), 'the other namespace untouched');
   });
 
   const verdicts: readonly [string, object[], object[], string, string][] = [
