@@ -4,6 +4,7 @@
  * the context (server, verb, resource, namespace, name) the raw errors lack.
  */
 import { API_VERSION, ROLLOUT_PLURAL } from '../api/keys.ts';
+import { sanitiseText } from './sanitise.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
@@ -197,5 +198,7 @@ export function toCliError(err: unknown, ctx: RequestContext): CliError {
 /** The single line printed for any error that reaches the top level. */
 export function errorLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return `Error: ${firstLine(message) || 'unknown error'}`;
+  // Errors quote what the server and others wrote (a status message, a refusal, an admission
+  // message): shown as escapes like every other string from the cluster.
+  return `Error: ${sanitiseText(firstLine(message)) || 'unknown error'}`;
 }

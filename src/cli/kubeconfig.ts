@@ -18,7 +18,7 @@ export function loadKubeConfig(
   g: GlobalOptions,
   env: NodeJS.ProcessEnv,
 ): void {
-  // KUBECONFIG may list several files (merged in order, as kubectl does).
+  // KUBECONFIG may list several files, merged in order as kubectl does (first wins).
   const files = g.kubeconfig
     ? [g.kubeconfig]
     : (env['KUBECONFIG'] ?? '').split(delimiter).filter((f) => f !== '');
@@ -34,7 +34,7 @@ export function loadKubeConfig(
         current = file;
         const more = new k8s.KubeConfig();
         more.loadFromFile(file);
-        kc.mergeConfig(more);
+        mergeFirstWins(kc, more);
       }
     } else if (existsSync(SERVICE_ACCOUNT_TOKEN)) {
       kc.loadFromCluster();
@@ -73,4 +73,23 @@ export function loadKubeConfig(
       throw new CliError(`context "${ctx.name}" has no user to impersonate --as "${g.as}" with`);
     }
   }
+}
+
+/**
+ * kubectl's merge of KUBECONFIG files: the first file that sets `current-context` decides it,
+ * and a cluster, user or context named in an earlier file is not replaced by a later one (so
+ * `kubectl stepwise` acts on the cluster `kubectl get` reads). client-node's mergeConfig lets
+ * the last current-context win and throws on a repeated name.
+ */
+function mergeFirstWins(kc: K8s.KubeConfig, later: K8s.KubeConfig): void {
+  const add = <T extends { readonly name: string }>(have: T[], more: T[]): T[] => [
+    ...have,
+    ...more.filter((m) => !have.some((h) => h.name === m.name)),
+  ];
+  kc.loadFromOptions({
+    clusters: add(kc.getClusters(), later.getClusters()),
+    users: add(kc.getUsers(), later.getUsers()),
+    contexts: add(kc.getContexts(), later.getContexts()),
+    currentContext: kc.getCurrentContext() || later.getCurrentContext(),
+  });
 }

@@ -18,6 +18,7 @@ import {
 } from '../approval/index.ts';
 import { APPROVALS_FIELD_MANAGER } from '../api/index.ts';
 import type { ApprovalRecord, Approvers, Rollout } from '../api/index.ts';
+import { stripControlCharacters } from '../api/control-chars.ts';
 import { isConflict, Resources } from '../kube/index.ts';
 import type { KubeApi, Logger } from '../kube/index.ts';
 import {
@@ -140,7 +141,9 @@ async function useLink(
   if (!checked.ok) return page(checked.refused);
   const c = checked.claims;
   const form = new URLSearchParams(req.rawBody.toString('utf8'));
-  const comment = (form.get('comment') ?? '').trim().slice(0, MAX_COMMENT);
+  const comment = stripControlCharacters(form.get('comment') ?? '')
+    .trim()
+    .slice(0, MAX_COMMENT);
   const result = await decide(deps, c, {
     by: `link:${c.id}`,
     via: 'link',

@@ -17,6 +17,7 @@ import type {
   RolloutApprovalStatus,
 } from '../api/index.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
+import { stripControlCharacters } from '../api/control-chars.ts';
 import type { EventWrite, Write } from './types.ts';
 
 /** The approval step a Rollout waits at this pass. */
@@ -85,7 +86,7 @@ export function takeRequests(i: RequestsInput): RequestsResult {
       by: spec.approver,
       via: 'plugin',
       at,
-      ...(spec.comment ? { comment: spec.comment } : {}),
+      ...(spec.comment ? { comment: stripControlCharacters(spec.comment) } : {}),
       ref,
     };
     records = [...records, record];

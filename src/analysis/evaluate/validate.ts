@@ -8,7 +8,7 @@
  * valid regular expression (Go ignores the error and then reports "didn't match").
  */
 import type { AnalysisRunSpec, Metric } from '../../api/index.ts';
-import { checkCondition } from '../expr/index.ts';
+import { checkCondition, goRegexTest } from '../expr/index.ts';
 import { intValue } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 
@@ -111,19 +111,23 @@ const ARG_PLACEHOLDER = /\{\{\s*args\.[A-Za-z0-9_.-]+\s*\}\}/g;
 
 /** A dryRun / measurementRetention rule: a regular expression that must match some metric. */
 function ruleProblems(at: string, pattern: string, names: readonly string[]): string[] {
-  const re = metricNamePattern(pattern);
-  if (re === undefined) return [`${at}: invalid regular expression ${JSON.stringify(pattern)}`];
-  return names.some((n) => re.test(n)) ? [] : [`${at}: Rule didn't match any metric name(s)`];
+  const test = goRegexTest(pattern);
+  if (typeof test === 'string') {
+    return [`${at}: invalid regular expression ${JSON.stringify(pattern)}: ${test}`];
+  }
+  return names.some(test) ? [] : [`${at}: Rule didn't match any metric name(s)`];
+}
+
+/** A compiled dryRun / retention rule. */
+export interface MetricNamePattern {
+  test(name: string): boolean;
 }
 
 /**
- * Go's `regexp.MatchString(pattern, name)`: the pattern may match anywhere in the name
- * ("success" matches "success-rate"; ".*" matches all). JavaScript's syntax stands in for RE2's.
+ * Go's `regexp.MatchString(pattern, name)` on the same RE2 engine as `matches`: the pattern may
+ * match anywhere in the name ("success" matches "success-rate"; ".*" matches all).
  */
-export function metricNamePattern(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
-  }
+export function metricNamePattern(pattern: string): MetricNamePattern | undefined {
+  const test = goRegexTest(pattern);
+  return typeof test === 'string' ? undefined : { test };
 }

@@ -6,6 +6,7 @@ import { PREDICATE_BUILTINS } from './closures.ts';
 import { Fault } from './errors.ts';
 import { MAX_EVAL_STEPS, MAX_LIST_LENGTH } from './limits.ts';
 import { binary, unary } from './operators.ts';
+import { regexWork } from './regex.ts';
 import { isMap, kindOf, newMap, readOwn, typeName } from './values.ts';
 
 /** The variables a condition sees, e.g. `{ result }`. Read as a plain map. */
@@ -113,7 +114,19 @@ export class Evaluator {
       }
       return right;
     }
-    return binary(node.op, left, this.eval(node.right, scope), node.offset);
+    const right = this.eval(node.right, scope);
+    if (node.op === 'matches' && typeof left === 'string' && typeof right === 'string') {
+      this.charge(regexWork(left, right, node.offset), node.offset);
+    }
+    return binary(node.op, left, right, node.offset);
+  }
+
+  /** Counts work done outside node visits (regex matching) against the same budget. */
+  private charge(steps: number, offset: number): void {
+    this.steps += steps;
+    if (this.steps > MAX_EVAL_STEPS) {
+      throw new Fault('SW_EXPR_LIMIT', `evaluation took more than ${MAX_EVAL_STEPS} steps`, offset);
+    }
   }
 
   private call(node: Extract<Node, { kind: 'call' }>, scope: Scope | undefined): unknown {

@@ -14,6 +14,7 @@ export { ExprError, type ExprErrorCode } from './errors.ts';
 export type { Env } from './evaluator.ts';
 export type { Kind, Value, ValueMap } from './values.ts';
 export * from './limits.ts';
+export { goRegexTest } from './regex.ts';
 
 /** A parsed expression, reusable across evaluations. */
 export interface Compiled {

@@ -15,8 +15,15 @@ export const MAX_STRING_LENGTH = 100_000;
 export const MAX_VALUE_DEPTH = 64;
 /** Longest regular expression accepted by `matches`. */
 export const MAX_REGEX_LENGTH = 1024;
-/** Longest string `matches` is applied to (JavaScript regexes backtrack). */
-export const MAX_REGEX_INPUT_LENGTH = 10_000;
+/** Largest compiled regex (RE2 program instructions); larger ones are refused at validation. */
+export const MAX_REGEX_PROGRAM_SIZE = 5000;
+/** Longest string `matches` is applied to. */
+export const MAX_REGEX_INPUT_LENGTH = 100_000;
+/**
+ * Most regex work one `matches` may do: program instructions × (subject length + 1), which
+ * bounds re2js's linear-time matching. The evaluator also charges it to MAX_EVAL_STEPS.
+ */
+export const MAX_REGEX_WORK = 1_000_000;
 /** Compiled regexes kept for reuse. */
 export const REGEX_CACHE_SIZE = 128;
 /** Compiled conditions kept by one condition evaluator. */

@@ -31,6 +31,7 @@ import {
   type Registrar,
 } from './common.ts';
 import { rolloutSource } from './status.ts';
+import { sanitised } from '../sanitise.ts';
 
 export interface GetOptions {
   watch: boolean;
@@ -55,7 +56,13 @@ export async function runGet(
       client.listPods(namespace, selector),
       client.listAnalysisRuns(namespace),
     ]);
-    const info = rolloutInfo(ro, rs.items, pods.items, deps.now(), runs.items);
+    const info = rolloutInfo(
+      sanitised(ro),
+      sanitised(rs.items),
+      sanitised(pods.items),
+      deps.now(),
+      sanitised(runs.items),
+    );
     deps.out.write(renderRollout(info, { paint, now: deps.now() }));
     return 0;
   }
@@ -91,7 +98,14 @@ async function watchRollout(
       return;
     }
     const now = deps.now();
-    const info = rolloutInfo(ro, replicaSets.values, pods.values, now, runs.values);
+    // One sanitised snapshot per render: every string the tree shows comes from it.
+    const info = rolloutInfo(
+      sanitised(ro),
+      sanitised(replicaSets.values),
+      sanitised(pods.values),
+      now,
+      sanitised(runs.values),
+    );
     const key = renderRollout(info, { now, showAge: false });
     view.update(renderRollout(info, { paint, now }), key);
   };
@@ -207,7 +221,7 @@ export const registerGet: Registrar = (program, deps, act) => {
           return 0;
         }
         const paint = wantColor(deps.env, opts.color, !!deps.out.isTTY) ? ansiColor : noColor;
-        deps.out.write(renderAnalysisRun(run, deps.now(), paint));
+        deps.out.write(renderAnalysisRun(sanitised(run), deps.now(), paint));
         return 0;
       }),
     );

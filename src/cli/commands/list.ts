@@ -12,6 +12,7 @@ import {
   type PrintFlags,
   type Registrar,
 } from './common.ts';
+import { sanitised } from '../sanitise.ts';
 
 const kindArgument = new Argument('[kind]', 'rollouts (the default), ro, swro').default('rollouts');
 completionOf.set(kindArgument, { words: ['rollouts'] });
@@ -42,7 +43,7 @@ export const registerList: Registrar = (program, deps, act) => {
           );
           return 0;
         }
-        deps.out.write(renderRolloutList(items, { allNamespaces: all }));
+        deps.out.write(renderRolloutList(sanitised(items), { allNamespaces: all }));
         return 0;
       }),
     );

@@ -9,7 +9,7 @@ import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, println, type CliDeps } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { rolloutPhase } from '../render/info.ts';
+import { displayPhase } from '../render/info.ts';
 import { DEGRADED_PREFIX, statusLine, TIMEOUT_MESSAGE } from '../render/status.ts';
 import { Mirror } from '../watch.ts';
 import {
@@ -20,6 +20,7 @@ import {
   toError,
   type Registrar,
 } from './common.ts';
+import { sanitised } from '../sanitise.ts';
 
 export interface StatusOptions {
   watch: boolean;
@@ -50,7 +51,7 @@ export async function runStatus(
 ): Promise<number> {
   const first = await client.getRollout(namespace, name);
   if (!opts.watch) {
-    println(deps, statusLine(rolloutPhase(first)));
+    println(deps, statusLine(displayPhase(sanitised(first))));
     return 0;
   }
   let last: string | undefined;
@@ -68,7 +69,7 @@ export async function runStatus(
       finish(new CliError(`rollout "${name}" was deleted from namespace "${namespace}"`));
       return;
     }
-    const phase = rolloutPhase(ro);
+    const phase = displayPhase(sanitised(ro));
     const line = statusLine(phase);
     if (line !== last) println(deps, line);
     last = line;

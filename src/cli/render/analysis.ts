@@ -8,6 +8,7 @@ import { REVISION_ANNOTATION } from '../../api/keys.ts';
 import { noColor, type Paint } from './color.ts';
 import { age, columns } from './format.ts';
 import { ICON, TONE, type IconHealth } from './icons.ts';
+import type { Sanitised } from '../sanitise.ts';
 
 export const ANALYSIS_RUN_ICON = 'α';
 const MAX_VALUE_WIDTH = 60;
@@ -100,7 +101,11 @@ const badge = (paint: Paint, health: IconHealth, text: string): string =>
   paint(`${ICON[health]} ${text}`, TONE[health]);
 
 /** One run in detail: `get analysisrun NAME`. */
-export function renderAnalysisRun(run: AnalysisRun, now: number, paint: Paint = noColor): string {
+export function renderAnalysisRun(
+  run: Sanitised<AnalysisRun>,
+  now: number,
+  paint: Paint = noColor,
+): string {
   const info = analysisRunInfo(run);
   const st = run.status ?? {};
   const head: [string, string][] = [

@@ -36,8 +36,18 @@ export function wantColor(
   return isTTY;
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+// Escape sequences a terminal acts on: CSI (ESC [ or C1 \x9b: colours, cursor moves), OSC
+// (ESC ] or C1 \x9d up to BEL or ST: titles, hyperlinks, clipboard), ESC plus one byte, and
+// any other control character but \n and \t (\r returns the cursor to overwrite a line).
+const ANSI = new RegExp(
+  [
+    '(?:\\x1b\\[|\\x9b)[0-?]*[ -/]*[@-~]',
+    '(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?',
+    '\\x1b[ -~]?',
+    '[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]',
+  ].join('|'),
+  'g',
+);
 
 export const stripAnsi = (s: string): string => s.replace(ANSI, '');
 

@@ -13,6 +13,7 @@ import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
 import type { IconHealth } from './icons.ts';
 import { pendingApproval, pendingText, recordedApprovals, recordText } from '../approvals.ts';
+import { sanitised, type Sanitised } from '../sanitise.ts';
 
 export type Health = IconHealth;
 export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
@@ -24,6 +25,10 @@ export interface PhaseInfo {
   phase: RolloutPhase;
   message: string;
 }
+
+/** The phase of a sanitised Rollout: its message is safe to print (statusLine takes only these). */
+export const displayPhase = (ro: Sanitised<Rollout>): Sanitised<PhaseInfo> =>
+  rolloutPhase(ro) as Sanitised<PhaseInfo>;
 
 /** The phase to show and act on: status.phase only when it describes the current spec. */
 export function rolloutPhase(ro: Rollout): PhaseInfo {
@@ -169,13 +174,15 @@ function revisionOf(rs: ReplicaSetLike): number | undefined {
 const byNewest = (a: ReplicaSetInfo, b: ReplicaSetInfo): number =>
   (b.revision ?? -1) - (a.revision ?? -1) || (b.created ?? 0) - (a.created ?? 0);
 
-/** Everything `get rollout` shows, from the objects as read. `now` is in ms. */
+const NO_RUNS = sanitised<readonly AnalysisRun[]>([]);
+
+/** Everything `get rollout` shows, from the objects as read (and sanitised). `now` is in ms. */
 export function rolloutInfo(
-  ro: Rollout,
-  allReplicaSets: readonly ReplicaSetLike[],
-  allPods: readonly PodLike[],
+  ro: Sanitised<Rollout>,
+  allReplicaSets: Sanitised<readonly ReplicaSetLike[]>,
+  allPods: Sanitised<readonly PodLike[]>,
   now: number,
-  allRuns: readonly AnalysisRun[] = [],
+  allRuns: Sanitised<readonly AnalysisRun[]> = NO_RUNS,
 ): RolloutInfo {
   const st = ro.status ?? {};
   const fully = isFullyPromoted(ro);

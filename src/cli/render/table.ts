@@ -2,6 +2,7 @@
 import type { Rollout } from '../../api/rollout.ts';
 import { columns } from './format.ts';
 import { rolloutPhase, setWeight, stepText, stepsOf } from './info.ts';
+import type { Sanitised } from '../sanitise.ts';
 
 export interface ListOptions {
   /** -A: a NAMESPACE column first */
@@ -37,7 +38,10 @@ export function rolloutRow(ro: Rollout): string[] {
 }
 
 /** The table, sorted by namespace then name; ends with a newline. */
-export function renderRolloutList(rollouts: readonly Rollout[], opts: ListOptions = {}): string {
+export function renderRolloutList(
+  rollouts: Sanitised<readonly Rollout[]>,
+  opts: ListOptions = {},
+): string {
   const sorted = [...rollouts].sort(
     (a, b) =>
       (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import type { ApprovalStep, Rollout } from '../../../src/api/index.ts';
 import { decideApproval, pendingApproval, pendingText } from '../../../src/cli/approvals.ts';
 import { decidePromote } from '../../../src/cli/requests.ts';
-import { rolloutInfo } from '../../../src/cli/render/info.ts';
 import { renderHeader } from '../../../src/cli/render/tree.ts';
+import { infoOf } from './views.ts';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 
@@ -109,7 +109,7 @@ describe('a pending approval, as shown', () => {
     assert.equal(p?.secondsLeft, 1200);
     assert.deepEqual(p?.approvedBy, ['alice'], 'another revision does not count');
     assert.equal(pendingText(p), 'step 2/3: 1 of 2 from users alice, dave (20m left, then abort)');
-    const header = renderHeader(rolloutInfo(ro, [], [], NOW));
+    const header = renderHeader(infoOf(ro, [], [], NOW));
     assert.match(header, /Awaiting:\s+step 2\/3: 1 of 2 from users alice, dave/);
     assert.match(
       header,

@@ -2,9 +2,9 @@
 // 127.0.0.1: requests and their exact patches, 409 retries, watches, and one-line errors.
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { connect } from '../../../src/cli/client.ts';
 import type { CliDeps } from '../../../src/cli/context.ts';
 import { run } from '../../../src/cli/program.ts';
@@ -308,6 +308,35 @@ test('--as impersonates a user', async () => {
   assert.equal(api.lastHeaders['impersonate-user'], 'bob');
   await cli(['list']);
   assert.equal(api.lastHeaders['impersonate-user'], undefined);
+});
+
+test('KUBECONFIG=a:b as kubectl: the first current-context and the first definition of a name win', async () => {
+  // Another cluster, nothing listening: reaching it fails naming its address.
+  const dead = new FakeApiServer();
+  await dead.start();
+  const deadUrl = dead.url;
+  const sameNames = join(dir, 'same-names.kubeconfig'); // cluster, user, context all "fake"
+  dead.writeKubeconfig(sameNames);
+  await dead.stop();
+  const ownNames = join(dir, 'own-names.kubeconfig');
+  writeFileSync(
+    ownNames,
+    readFileSync(sameNames, 'utf8')
+      .replace(/name: fake|cluster: fake|user: fake/g, (m) => m.replace('fake', 'staging'))
+      .replace('current-context: fake', 'current-context: staging'),
+  );
+  for (const later of [sameNames, ownNames]) {
+    const first = await cli(['get', 'rollout', 'web'], {
+      env: { KUBECONFIG: [kubeconfig, later].join(delimiter) },
+    });
+    assert.equal(first.code, 0, first.err);
+    assert.match(first.out, /web/);
+    const reversed = await cli(['get', 'rollout', 'web'], {
+      env: { KUBECONFIG: [later, kubeconfig].join(delimiter) },
+    });
+    assert.equal(reversed.code, 1);
+    assert.ok(reversed.err.includes(`cannot reach the Kubernetes API at ${deadUrl}`), reversed.err);
+  }
 });
 
 test('version', async () => {

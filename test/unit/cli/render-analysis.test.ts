@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnalysisRun, MetricResult } from '../../../src/api/analysis.ts';
-import { analysisRunInfo, renderAnalysisRun } from '../../../src/cli/render/analysis.ts';
-import { rolloutInfo } from '../../../src/cli/render/info.ts';
+import { analysisRunInfo } from '../../../src/cli/render/analysis.ts';
 import { renderTree } from '../../../src/cli/render/tree.ts';
 import { NOW, ago, analysisRun, canaryRS, pausedStatus, rollout, stableRS } from './fixtures.ts';
+import { infoOf, renderRun } from './views.ts';
 
 const failed: MetricResult = {
   name: 'success-rate',
@@ -104,7 +104,7 @@ describe('get rollout shows the runs of each revision', () => {
       ),
       analysisRun('other-run', 'Failed', [failed], { owner: 'uid-other' }),
     ];
-    const info = rolloutInfo(rollout(pausedStatus), [stableRS, canaryRS], [], NOW, runs);
+    const info = infoOf(rollout(pausedStatus), [stableRS, canaryRS], [], NOW, runs);
     const tree = renderTree(info, { now: NOW });
     assert.match(tree, /α web-c4n4ry-2-1 +AnalysisRun +✖ Failed +30s +✔ 2,✖ 1\n/);
     assert.match(tree, /success-rate +Metric +✖ Failed +\[0\.42\]/);
@@ -116,10 +116,7 @@ describe('get rollout shows the runs of each revision', () => {
 
 describe('get analysisrun', () => {
   it('shows args (Secrets hidden), each metric, its conditions, limits and measurements', () => {
-    const text = renderAnalysisRun(
-      analysisRun('web-c4n4ry-2-1', 'Failed', [failed, erroring]),
-      NOW,
-    );
+    const text = renderRun(analysisRun('web-c4n4ry-2-1', 'Failed', [failed, erroring]), NOW);
     assert.match(text, /^Name: +web-c4n4ry-2-1\nNamespace: +shop\nStatus: +✖ Failed\n/);
     assert.match(text, /canary-hash: +c4n4ry/);
     assert.match(text, /token: +<secret>/);
@@ -131,10 +128,7 @@ describe('get analysisrun', () => {
   });
 
   it('a metric without measurements says so', () => {
-    const text = renderAnalysisRun(
-      analysisRun('r', 'Running', [{ name: 'm', phase: 'Pending' }]),
-      NOW,
-    );
+    const text = renderRun(analysisRun('r', 'Running', [{ name: 'm', phase: 'Pending' }]), NOW);
     assert.match(text, /\(no measurements yet\)/);
   });
 });

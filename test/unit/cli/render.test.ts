@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   actualWeight,
-  rolloutInfo,
   rolloutPhase,
   setWeight,
   stepText,
@@ -10,8 +9,6 @@ import {
   WAITING_FOR_UNPAUSE,
 } from '../../../src/cli/render/info.ts';
 import { renderHeader, renderRollout, renderTree } from '../../../src/cli/render/tree.ts';
-import { renderRolloutList } from '../../../src/cli/render/table.ts';
-import { statusLine } from '../../../src/cli/render/status.ts';
 import { ansiColor, stripAnsi, wantColor } from '../../../src/cli/render/color.ts';
 import { columns, humanDuration } from '../../../src/cli/render/format.ts';
 import { podStatus } from '../../../src/cli/render/pod.ts';
@@ -27,13 +24,14 @@ import {
   stablePods,
   stableRS,
 } from './fixtures.ts';
+import { infoOf, lineOf, listOf } from './views.ts';
 
 const paused = rollout(pausedStatus);
 const allRS = [stableRS, canaryRS];
 const allPods = [...stablePods, ...canaryPods];
 
 test('get rollout: header and tree, like Argo Rollouts', () => {
-  const out = renderRollout(rolloutInfo(paused, allRS, allPods, NOW), { now: NOW });
+  const out = renderRollout(infoOf(paused, allRS, allPods, NOW), { now: NOW });
   assert.equal(
     out,
     `Name:            web
@@ -70,7 +68,7 @@ NAME                         KIND        STATUS     AGE    INFO
 });
 
 test('tree: colour only paints status cells and keeps the columns aligned', () => {
-  const info = rolloutInfo(paused, allRS, allPods, NOW);
+  const info = infoOf(paused, allRS, allPods, NOW);
   const plain = renderTree(info, { now: NOW });
   const coloured = renderTree(info, { now: NOW, paint: ansiColor });
   assert.notEqual(plain, coloured);
@@ -82,7 +80,7 @@ test('tree: colour only paints status cells and keeps the columns aligned', () =
 test('tree: without ages (the watch compares these), and other owners are left out', () => {
   const foreign = replicaSet('0th3r', 9, 1, 'busybox');
   foreign.metadata!.ownerReferences = [{ uid: 'uid-other', kind: 'Rollout', name: 'other' }];
-  const info = rolloutInfo(paused, [...allRS, foreign], allPods, NOW);
+  const info = infoOf(paused, [...allRS, foreign], allPods, NOW);
   const tree = renderTree(info, { now: NOW, showAge: false });
   assert.doesNotMatch(tree, /AGE|0th3r|60m/);
   assert.match(tree.split('\n')[0]!, /^NAME +KIND +STATUS +INFO$/);
@@ -102,7 +100,7 @@ test('tree: scaled-down, progressing and failing objects get their icons', () =>
     controllerPause: false,
   });
   const pods = [pod(canary, 'x1', 'crash', 4), pod(canary, 'x2', 'starting')];
-  const tree = renderTree(rolloutInfo(ro, [old, stable, canary], pods, NOW), { now: NOW });
+  const tree = renderTree(infoOf(ro, [old, stable, canary], pods, NOW), { now: NOW });
   assert.match(tree, /⟳ web +Rollout +✖ Degraded/);
   assert.match(tree, /⧉ web-0ld0ld +ReplicaSet +• ScaledDown/);
   assert.match(tree, /⧉ web-c4n4ry +ReplicaSet +◌ Progressing +\S+ +canary/);
@@ -125,7 +123,7 @@ test('header: fully promoted shows one image tagged stable, weight 100, no messa
     readyReplicas: 5,
     availableReplicas: 5,
   });
-  const header = renderHeader(rolloutInfo(promoted, [stableRS], stablePods, NOW));
+  const header = renderHeader(infoOf(promoted, [stableRS], stablePods, NOW));
   assert.match(header, /Status: +✔ Healthy/);
   assert.doesNotMatch(header, /Message:/);
   assert.match(header, /Step: +4\/4/);
@@ -134,7 +132,7 @@ test('header: fully promoted shows one image tagged stable, weight 100, no messa
 });
 
 test('header: no ReplicaSets yet falls back to the template images', () => {
-  const header = renderHeader(rolloutInfo(rollout(), [], [], NOW));
+  const header = renderHeader(infoOf(rollout(), [], [], NOW));
   assert.match(header, /Images: +nginx:1\.26\n/);
   assert.match(header, /Status: +◌ Progressing/);
 });
@@ -206,23 +204,23 @@ test('list: kubectl-style columns, NAMESPACE first with -A, sorted', () => {
   other.metadata.name = 'api';
   other.metadata.namespace = 'a-team';
   assert.equal(
-    renderRolloutList([paused, other]),
+    listOf([paused, other]),
     `NAME  STRATEGY  STATUS   STEP  SET-WEIGHT  READY  DESIRED  UP-TO-DATE  AVAILABLE
 api   Canary    Healthy  4/4   100         5/5    5        5           5
 web   Canary    Paused   1/4   20          5/5    5        1           5
 `,
   );
-  const all = renderRolloutList([paused, other], { allNamespaces: true }).split('\n');
+  const all = listOf([paused, other], { allNamespaces: true }).split('\n');
   assert.match(all[0]!, /^NAMESPACE +NAME +STRATEGY/);
   assert.match(all[1]!, /^a-team +api /);
 });
 
 test('status line', () => {
   assert.equal(
-    statusLine({ phase: 'Progressing', message: 'more replicas need to be updated' }),
+    lineOf({ phase: 'Progressing', message: 'more replicas need to be updated' }),
     'Progressing - more replicas need to be updated',
   );
-  assert.equal(statusLine({ phase: 'Healthy', message: '' }), 'Healthy');
+  assert.equal(lineOf({ phase: 'Healthy', message: '' }), 'Healthy');
 });
 
 test('colour: --no-color, NO_COLOR, FORCE_COLOR and the terminal', () => {
