@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { Rollout } from '../api/index.ts';
+import type { Person, Rollout } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { Cache, Clock, KubeApi, Logger } from '../kube/index.ts';
 import { notifierFromConfig, notifyMetrics, parseNotifyConfig } from '../notify/index.ts';
@@ -31,6 +31,8 @@ export interface ApprovalWiringDeps {
   readonly log: Logger;
   readonly registry: Registry;
   readonly leading: () => boolean;
+  /** --approval-people, read at start. */
+  readonly approvalPeople?: readonly Person[];
 }
 
 export interface ApprovalWiring {
@@ -76,6 +78,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
         cached: (namespace, name) => d.rollouts.get(`${namespace}/${name}`),
         keys: () => config.approvalSigningKeys,
         slackSigningSecret: () => config.slackSigningSecret,
+        people: () => d.approvalPeople ?? [],
         events: d.events,
         now,
         log: d.log,

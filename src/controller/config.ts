@@ -34,6 +34,8 @@ export interface ControllerConfig {
   readonly slackApiUrl?: string;
   /** How long approval links of steps without a timeout stay valid. */
   readonly approvalLinkTtlMs: number;
+  /** YAML list of people and their identity per channel (approval-people.ts reads it). */
+  readonly approvalPeopleFile?: string;
   /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
    *  those without the label. */
   readonly instanceId?: string;
@@ -84,6 +86,8 @@ approvals and notifications:
   --notifications-dir DIR    the same keys as files (a mounted Secret)
   --slack-api-url URL        Slack Web API base (default https://slack.com/api)
   --approval-link-ttl D      validity of links for steps without a timeout (default 24h)
+  --approval-people FILE     YAML list of {name, kubeUser, groups, slackUser}: approvals count
+                             people, each once whatever the channel (read at start)
 exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
             3 leader Lease lost (not renewed within the renew deadline)`;
 
@@ -109,6 +113,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'notifications-dir': { type: 'string' },
       'slack-api-url': { type: 'string' },
       'approval-link-ttl': { type: 'string' },
+      'approval-people': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -188,6 +193,7 @@ function approvalFlags(values: Record<string, string | boolean | undefined>) {
       : {}),
     ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
     approvalLinkTtlMs: ttlMs.value,
+    ...(str('approval-people') !== undefined ? { approvalPeopleFile: str('approval-people') } : {}),
   };
 }
 

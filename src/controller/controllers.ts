@@ -3,7 +3,7 @@
  * workers, what wakes it (watches.ts), every key it owns, and what its passes report.
  * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
  */
-import type { Rollout } from '../api/index.ts';
+import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
@@ -29,6 +29,8 @@ export interface ControllerDeps {
   readonly informers: ControllerInformers;
   readonly traffic: TrafficInformers;
   readonly events: KubeEventRecorder;
+  /** --approval-people: approvals count people. */
+  readonly approvalPeople?: readonly Person[];
 }
 
 export function rolloutController(
@@ -60,6 +62,7 @@ export function rolloutController(
         writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
       },
       onEvent,
+      ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
     }),
     workers: d.config.workers,
     watches: rolloutWatches(s, d.traffic),

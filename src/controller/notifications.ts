@@ -89,14 +89,16 @@ export class NotificationBridge {
     this.#d.notifier.send(approval === undefined ? n : { ...n, approval }, subs.targets);
   }
 
-  /** Signed tokens for the buttons and, when links count for this step, the links. */
+  /** Signed tokens for the buttons and, when links count for this step, the links. Bound to
+   *  the wait the event announced: no wait, no tokens. */
   #approvalRequest(
     rollout: Rollout,
     step: ApprovalStep,
-    subject: { readonly step: number; readonly revision: string },
+    subject: { readonly step: number; readonly revision: string; readonly waitStart?: number },
   ): Notification['approval'] {
     const key = this.#d.config.approvalSigningKeys[0];
-    if (key === undefined) return undefined;
+    const waitStart = subject.waitStart;
+    if (key === undefined || waitStart === undefined) return undefined;
     const timeout = step.timeout === undefined ? undefined : parsePauseDuration(step.timeout);
     const ttl = timeout?.ok === true ? timeout.value : this.#d.linkTtlMs;
     const expiresAt = Math.floor((this.#d.now() + ttl) / 1000);
@@ -108,6 +110,7 @@ export class NotificationBridge {
           name: rollout.metadata.name ?? '',
           revision: subject.revision,
           step: subject.step,
+          waitStart,
           decision,
           expiresAt,
           id: newTokenId(),

@@ -7,6 +7,7 @@ import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api
 import type {
   AnalysisRun,
   AnalysisTemplate,
+  Person,
   Pod,
   ReplicaSet,
   Rollout,
@@ -62,6 +63,8 @@ export interface RolloutReconcilerDeps {
   readonly stormMetrics?: WriteStormMetrics;
   /** Told of every event after it is recorded (the notifications). Must not throw or block. */
   readonly onEvent?: (rollout: Rollout, event: PlannedEvent) => void;
+  /** The cluster-wide mapping of people to identities (--approval-people). */
+  readonly approvalPeople?: readonly Person[];
 }
 
 /** What one pass read, for its writes. */
@@ -130,6 +133,7 @@ export class RolloutReconciler implements Reconciler {
       analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
       clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
       approvals: cache.approvalsOf?.(rollout) ?? [],
+      approvalPeople: this.#deps.approvalPeople ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       now,
     };

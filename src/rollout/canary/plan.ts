@@ -7,7 +7,8 @@
  * parts ran (events keep that order). The order of the writes is order.ts's, not this file's.
  * Pure: no I/O, no clock, inputs never modified.
  */
-import type { ApprovalRecord, CanaryStrategy, Rollout } from '../../api/index.ts';
+import { PauseReason } from '../../api/index.ts';
+import type { ApprovalRecord, CanaryStrategy, Person, Rollout } from '../../api/index.ts';
 import type { AnalysisTemplate } from '../../api/index.ts';
 import type { RunContext } from '../../api/analysis-run.ts';
 import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
@@ -117,6 +118,7 @@ function planCanary(o: Observed): StrategyPlan {
       {
         hash: where.hash,
         records: approvals.records,
+        people: o.approvalPeople ?? [],
       },
     );
     progress = step.progress;
@@ -219,9 +221,16 @@ function takeApprovals(
 ): { readonly records: readonly ApprovalRecord[]; readonly fragment: Fragment } {
   const { rollout } = o;
   const step = canary.steps?.[progress.stepIndex];
+  const pause = progress.pauseConditions.find((c) => c.reason === PauseReason.AwaitingApproval);
+  const since = Date.parse(pause?.startTime ?? '');
   const waiting: ApprovalWait | undefined =
     walking && where.current !== undefined && step?.approval !== undefined
-      ? { step: step.approval, index: progress.stepIndex, hash: where.hash }
+      ? {
+          step: step.approval,
+          index: progress.stepIndex,
+          hash: where.hash,
+          ...(Number.isNaN(since) ? {} : { since }),
+        }
       : undefined;
   const taken = takeRequests({
     rolloutName: rollout.metadata.name ?? '',
@@ -231,6 +240,7 @@ function takeApprovals(
     currentStep: progress.stepIndex,
     ...(waiting !== undefined ? { waiting } : {}),
     now: o.now,
+    people: o.approvalPeople ?? [],
   });
   return { records: taken.records, fragment: { events: taken.events, answers: taken.answers } };
 }
@@ -270,7 +280,11 @@ function advanceSteps(
   atCounts: boolean,
   scaled: boolean,
   verdict: Verdict | undefined,
-  approvals: { readonly hash: string; readonly records: readonly ApprovalRecord[] },
+  approvals: {
+    readonly hash: string;
+    readonly records: readonly ApprovalRecord[];
+    readonly people: readonly Person[];
+  },
 ): StepOutcome {
   const stay: StepOutcome = { progress, fragment: {} };
   const { current } = where;

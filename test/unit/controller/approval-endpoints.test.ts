@@ -48,6 +48,7 @@ function claims(fields: Partial<ApprovalClaims> = {}): ApprovalClaims {
     name: 'web',
     revision: HASH,
     step: 1,
+    waitStart: Date.parse('2026-12-01T09:55:00Z'),
     decision: 'Approve',
     expiresAt: NOW / 1000 + 1800,
     id: 'AAAAAAAAAAAAAAAAAAAAAA',

@@ -68,7 +68,7 @@ const requested: PlannedEvent = {
   type: 'Normal',
   reason: 'ApprovalRequested',
   message: 'Rollout is waiting for approval at step 2/3',
-  subject: { step: 1, revision: 'abc123' },
+  subject: { step: 1, revision: 'abc123', waitStart: NOW - 5_000 },
 };
 
 const recorded = (record: Partial<ApprovalRecord>): PlannedEvent => {
@@ -110,6 +110,7 @@ describe('notifications from events', () => {
         name: 'web',
         revision: 'abc123',
         step: 1,
+        waitStart: NOW - 5_000,
         decision: 'Approve',
         expiresAt: NOW / 1000 + 1800,
         id: '',
