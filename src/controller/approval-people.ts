@@ -27,6 +27,7 @@ export async function loadApprovalPeople(file: string | undefined): Promise<read
 
 /** The people in `text` (YAML); ConfigError naming `source` and the problem. */
 export function parseApprovalPeople(text: string, source: string): readonly Person[] {
+  if (text.trim() === '') return [];
   let doc: unknown;
   try {
     doc = load(text);

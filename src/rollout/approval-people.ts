@@ -112,6 +112,34 @@ export function namedPeople(a: Approvers, clusterPeople: readonly Person[]): num
 }
 
 /**
+ * What the cluster-wide mapping makes of the approval steps: a step that cannot tell people
+ * apart, or names fewer people than it needs once identities are mapped. Each line names the
+ * field. (The rules that need no mapping are the step's own, in step-kinds.ts.)
+ */
+export function approvalPeopleProblems(
+  steps: readonly { readonly approval?: ApprovalStep }[],
+  clusterPeople: readonly Person[],
+): string[] {
+  return steps.flatMap((s, i) => {
+    const step = s.approval;
+    if (step === undefined) return [];
+    const at = `spec.strategy.canary.steps[${i}].approval.minApprovals`;
+    const a = step.approvers ?? {};
+    const needed = step.minApprovals ?? 1;
+    const problems: string[] = [];
+    const unmapped = unmappedChannelsProblem(step, clusterPeople);
+    if (unmapped !== undefined) problems.push(`${at}: ${unmapped}`);
+    const named = namedPeople(a, clusterPeople);
+    if (!a.groups?.length && named > 0 && named < needed && needed <= namedPeople(a, [])) {
+      problems.push(
+        `${at}: must not exceed the ${named} people listed once --approval-people maps their identities (got ${needed})`,
+      );
+    }
+    return problems;
+  });
+}
+
+/**
  * Why a step that needs several approvals cannot tell people apart, if it cannot: with both
  * Kubernetes approvers (users or groups) and Slack users named, one person could approve once
  * per channel unless every Slack user is mapped to a person.
