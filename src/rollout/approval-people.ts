@@ -9,7 +9,7 @@
 import type { ApprovalRecord, ApprovalStep, Approvers, Person } from '../api/index.ts';
 
 /** The fields of a record (or a decision about to be recorded) that say who made it. */
-export type Identity = Pick<ApprovalRecord, 'by' | 'via' | 'groups'>;
+export type Identity = Pick<ApprovalRecord, 'by' | 'via' | 'groups' | 'person'>;
 
 /** Counting key of the anonymous approver all link approvals together are. */
 export const ANONYMOUS_LINK = 'link';
@@ -21,7 +21,8 @@ export function anyoneMay(a: Approvers): boolean {
   return !a.users?.length && !a.groups?.length && !a.slackUsers?.length && !a.people?.length;
 }
 
-/** The person an identity is, if the step's or the cluster's mapping knows it (step first). */
+/** The person an identity is, if the step's or the cluster's mapping knows it (step first);
+ *  else the person the controller recorded (the plugin does not know the cluster's mapping). */
 export function personOf(
   id: Identity,
   approvers: Approvers,
@@ -30,7 +31,8 @@ export function personOf(
   if (id.via === 'link') return undefined;
   const matches = (p: Person): boolean =>
     id.via === 'plugin' ? p.kubeUser === id.by : p.slackUser === id.by;
-  return (approvers.people ?? []).find(matches) ?? clusterPeople.find(matches);
+  const mapped = (approvers.people ?? []).find(matches) ?? clusterPeople.find(matches);
+  return mapped ?? (id.person !== undefined ? { name: id.person } : undefined);
 }
 
 /** Who counts as one approver: the person, else the identity within its channel; links are

@@ -295,23 +295,35 @@ export function judgeApproval(
   now: number,
   people: readonly Person[] = [],
 ): ApprovalOutcome {
-  const mine = admitted(
-    w.step,
-    records.filter((r) => r.revision === w.hash && r.step === w.index && inWait(r, startedAt)),
-    people,
-  );
-  const rejection = mine.find((c) => c.record.decision === 'Reject');
-  if (rejection !== undefined) return { kind: 'rejected', record: rejection.record };
-  const by = distinctApprovers(
-    w.step,
-    mine.filter((c) => c.record.decision === 'Approve'),
-  );
+  const { rejection, by } = countDecisions(w, records, startedAt, people);
+  if (rejection !== undefined) return { kind: 'rejected', record: rejection };
   if (by.length >= (w.step.minApprovals ?? 1)) return { kind: 'approved', by };
   const deadline = approvalDeadline(w.step, startedAt);
   if (deadline !== undefined && now >= deadline) {
     return { kind: 'timedOut', action: w.step.onTimeout ?? 'abort', deadline };
   }
   return { kind: 'waiting', approvals: by.length, ...(deadline !== undefined ? { deadline } : {}) };
+}
+
+/** The decisions that count in the wait begun at `startedAt`: the first admitted rejection,
+ *  and the distinct approvers (people, the anonymous link approver where it counts). */
+export function countDecisions(
+  w: ApprovalWait,
+  records: readonly ApprovalRecord[],
+  startedAt: number,
+  people: readonly Person[] = [],
+): { readonly rejection?: ApprovalRecord; readonly by: string[] } {
+  const mine = admitted(
+    w.step,
+    records.filter((r) => r.revision === w.hash && r.step === w.index && inWait(r, startedAt)),
+    people,
+  );
+  const rejection = mine.find((c) => c.record.decision === 'Reject')?.record;
+  const approvals = mine.filter((c) => c.record.decision === 'Approve');
+  return {
+    ...(rejection !== undefined ? { rejection } : {}),
+    by: distinctApprovers(w.step, approvals),
+  };
 }
 
 /** When the wait that started at `startedAt` ends; undefined without (a valid) timeout. */

@@ -290,6 +290,29 @@ describe('in the planner', () => {
     assert.equal(sim.rollout.status?.phase, 'Healthy');
   });
 
+  it('approvers tightened from anyone to groups: [sre]: an earlier link approval no longer counts', () => {
+    const sim = waiting({ minApprovals: 2, countLinkApprovals: true });
+    const hash = sim.rollout.status?.currentPodHash ?? '';
+    sim.recordDecision({
+      ...rec('link:abc', 'link'),
+      revision: hash,
+      at: new Date(sim.now).toISOString(),
+    });
+    sim.run();
+    assert.equal(pausedMessage(sim), 'Rollout is paused: awaiting approval at step 2/3 (1 of 2)');
+    // A reviewed change: one approval is enough, but only from SRE; the pod template is the same.
+    const steps = sim.rollout.spec.strategy.canary?.steps ?? [];
+    steps[1] = { approval: { approvers: { groups: ['sre'] } } };
+    sim.rollout.metadata.generation = (sim.rollout.metadata.generation ?? 0) + 1;
+    sim.run();
+    assert.equal(sim.rollout.status?.currentPodHash, hash);
+    assert.equal(sim.rollout.status?.currentStepIndex, 1);
+    assert.equal(pausedMessage(sim), 'Rollout is paused: awaiting approval at step 2/3 (0 of 1)');
+    sim.decide('Approve', 'carol', { groups: ['sre'] });
+    sim.run();
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+  });
+
   it('rollback to an earlier revision: its old approval does not skip the step', () => {
     const sim = waiting({ approvers: { users: ['alice'] } });
     sim.decide('Approve', 'alice');
