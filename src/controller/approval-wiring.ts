@@ -56,6 +56,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
     config,
     ...(d.config.publicUrl !== undefined ? { publicUrl: d.config.publicUrl } : {}),
     linkTtlMs: d.config.approvalLinkTtlMs,
+    ...(d.approvalPeople !== undefined ? { people: d.approvalPeople } : {}),
     now,
     events: d.events,
     log: d.log,

@@ -8,11 +8,11 @@
 import { newTokenId, signApprovalToken } from '../approval/index.ts';
 import type { Decision } from '../approval/index.ts';
 import { Reason } from '../api/index.ts';
-import type { ApprovalRecord, ApprovalStep, Rollout } from '../api/index.ts';
+import type { ApprovalRecord, ApprovalStep, Person, Rollout } from '../api/index.ts';
 import type { Logger } from '../kube/index.ts';
 import { NotificationKind, parseSubscriptions } from '../notify/index.ts';
 import type { Notification, Notifier, NotifyConfig } from '../notify/index.ts';
-import { anyoneMay } from '../rollout/approval.ts';
+import { anyoneMay, countDecisions } from '../rollout/approval.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
 
@@ -23,6 +23,8 @@ export interface NotificationBridgeDeps {
   readonly publicUrl?: string;
   /** How long a link of an approval step without a timeout stays valid. */
   readonly linkTtlMs: number;
+  /** --approval-people: who each identity is, for counting. */
+  readonly people?: readonly Person[];
   readonly now: () => number;
   readonly events: EventSink;
   readonly log: Logger;
@@ -141,11 +143,18 @@ export class NotificationBridge {
    *  posted Slack message: its buttons go, who decided is said. */
   #maybeResolve(rollout: Rollout, record: ApprovalRecord): void {
     const step = rollout.spec.strategy.canary?.steps?.[record.step]?.approval;
-    const earlier = (rollout.status?.approvals ?? []).filter(
-      (r) => r.revision === record.revision && r.step === record.step && r.decision === 'Approve',
+    if (step === undefined) return;
+    // Counted as the planner counts: a Slack press and its link are not two people.
+    const pause = rollout.status?.pauseConditions?.find((p) => p.reason === 'AwaitingApproval');
+    const records = [...(rollout.status?.approvals ?? []).filter((r) => r !== record), record];
+    const counted = countDecisions(
+      { step, index: record.step, hash: record.revision },
+      records,
+      Date.parse(pause?.startTime ?? record.at),
+      this.#d.people ?? [],
     );
-    const approvers = new Set([...earlier.map((r) => r.by), record.by]);
-    const settles = record.decision === 'Reject' || approvers.size >= (step?.minApprovals ?? 1);
+    const settles =
+      counted.rejection !== undefined || counted.by.length >= (step.minApprovals ?? 1);
     if (!settles) return;
     this.#d.notifier.resolve(
       { uid: rollout.metadata.uid ?? '', revision: record.revision, step: record.step },

@@ -228,14 +228,11 @@ function takeApprovals(
   const step = canary.steps?.[progress.stepIndex];
   const pause = progress.pauseConditions.find((c) => c.reason === PauseReason.AwaitingApproval);
   const since = Date.parse(pause?.startTime ?? '');
+  // Decisions are taken once the wait has begun (its pause is on record): one recorded before
+  // would predate the wait and never count, lost without a word.
   const waiting: ApprovalWait | undefined =
-    walking && where.current !== undefined && step?.approval !== undefined
-      ? {
-          step: step.approval,
-          index: progress.stepIndex,
-          hash: where.hash,
-          ...(Number.isNaN(since) ? {} : { since }),
-        }
+    walking && where.current !== undefined && step?.approval !== undefined && !Number.isNaN(since)
+      ? { step: step.approval, index: progress.stepIndex, hash: where.hash, since }
       : undefined;
   const taken = takeRequests({
     rolloutName: rollout.metadata.name ?? '',

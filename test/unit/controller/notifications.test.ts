@@ -172,4 +172,15 @@ describe('notifications from events', () => {
     t.bridge.onEvent(rollout(SLACK, { minApprovals: 2 }), recorded({ decision: 'Reject' }));
     assert.equal(t.notifier.resolved.length, 2, 'a rejection settles at once');
   });
+
+  it('a Slack press and the link of the same message do not close it: one person', () => {
+    const t = setup();
+    const two = rollout(SLACK, { minApprovals: 2 });
+    const press = { ...recorded({ by: 'U0BOB', via: 'slack' }).subject!.record! };
+    two.status = { approvals: [press] };
+    t.bridge.onEvent(two, recorded({ by: 'link:abc', via: 'link' }));
+    assert.equal(t.notifier.resolved.length, 0, 'still one of two: the buttons stay');
+    t.bridge.onEvent(two, recorded({ by: 'U0CAROL', via: 'slack' }));
+    assert.equal(t.notifier.resolved.length, 1);
+  });
 });
