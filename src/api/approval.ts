@@ -21,11 +21,31 @@ export const OnTimeoutActions = ['abort', 'pause'] as const;
 const Names = (description: string) =>
   Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description }));
 
+/** One person and the identities each channel knows them by: approvals count people, so
+ *  Alice approving with kubectl and again in Slack is one approval, not two. */
+export const PersonSchema = Strict(
+  {
+    name: Type.String({ minLength: 1, maxLength: 253, description: 'The person, as counted.' }),
+    kubeUser: Type.Optional(
+      Type.String({ minLength: 1, description: 'Their Kubernetes user name.' }),
+    ),
+    groups: Names('Kubernetes groups they are in (admits their Slack identity too).'),
+    slackUser: Type.Optional(Type.String({ minLength: 1, description: 'Their Slack user ID.' })),
+  },
+  { description: 'A person and their identity in each channel.' },
+);
+
 export const ApproversSchema = Strict(
   {
     users: Names('Kubernetes user names (as the API server authenticates them).'),
     groups: Names('Kubernetes groups; a member of any of them may approve.'),
     slackUsers: Names('Slack user IDs (U…) allowed to press the Approve/Reject buttons.'),
+    people: Type.Optional(
+      Type.Array(PersonSchema, {
+        description:
+          'People who may approve, each with their identity per channel; they also map those identities to one person for counting (with the cluster-wide --approval-people).',
+      }),
+    ),
   },
   { description: 'Who may decide. Unset: anyone allowed to create a RolloutApproval.' },
 );
@@ -48,7 +68,14 @@ export const ApprovalStepSchema = Strict(
         minimum: 1,
         maximum: 100,
         format: 'int32',
-        description: 'Distinct approvers needed. Default 1. Any rejection aborts.',
+        description:
+          'Distinct people needed (identities mapped to one person count once). Default 1. Any rejection aborts.',
+      }),
+    ),
+    countLinkApprovals: Type.Optional(
+      Type.Boolean({
+        description:
+          'A signed link proves nobody: all link approvals together count as one anonymous approver, and only when minApprovals is 1 unless this is true. Default false.',
       }),
     ),
     approvers: Type.Optional(ApproversSchema),
@@ -68,6 +95,14 @@ export const ApprovalRecordSchema = Strict({
   via: StringEnum(ApprovalChannels),
   at: Time,
   comment: Type.Optional(Type.String()),
+  person: Type.Optional(
+    Type.String({ description: 'The person `by` was mapped to when recorded, if any.' }),
+  ),
+  groups: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "Plugin decisions: the approver's groups, as the identity policy checked them.",
+    }),
+  ),
   ref: Type.Optional(
     Type.String({
       description:
@@ -112,6 +147,7 @@ export const RolloutApprovalStatusSchema = Strict({
 
 export type ApprovalStep = Static<typeof ApprovalStepSchema>;
 export type Approvers = Static<typeof ApproversSchema>;
+export type Person = Static<typeof PersonSchema>;
 export type ApprovalRecord = Static<typeof ApprovalRecordSchema>;
 export type RolloutApprovalSpec = Static<typeof RolloutApprovalSpecSchema>;
 export type RolloutApprovalStatus = Static<typeof RolloutApprovalStatusSchema>;
@@ -131,6 +167,8 @@ export const ApprovalRefusal = {
   NotAwaitingApproval: 'NotAwaitingApproval',
   NotAnApprover: 'NotAnApprover',
   AlreadyDecided: 'AlreadyDecided',
+  /** Issued (a link) or created (a RolloutApproval) before the current wait began. */
+  EarlierWait: 'EarlierWait',
   RolloutNotFound: 'RolloutNotFound',
   /** The identity policy is not in force (controller/identity-policy.ts). */
   IdentityPolicyMissing: 'IdentityPolicyMissing',

@@ -1,7 +1,8 @@
 /**
  * Signed approval-link tokens: `v1.<payload>.<signature>`, where payload is the base64url of a
  * compact JSON of the claims and signature the base64url of HMAC-SHA256(key, "v1." + payload).
- * A token binds one decision to one Rollout UID, revision and step until it expires; single use
+ * A token binds one decision to one Rollout UID, revision, step and wait (the start of the
+ * AwaitingApproval pause it was issued for) until it expires; single use
  * is the caller's job (it records `id` once used). Verification is strict: anything we could not
  * have issued is refused before it is parsed, and only canonical base64url is accepted, so a
  * change to any character of a token changes the bytes it stands for.
@@ -19,6 +20,9 @@ export interface ApprovalClaims {
   readonly revision: string;
   /** The canary step index. */
   readonly step: number;
+  /** Epoch ms the wait it was issued for began: a later wait at the step (after a retry or a
+   *  rollback) refuses it. */
+  readonly waitStart: number;
   readonly decision: Decision;
   /** Epoch seconds; the token is refused from this second on. */
   readonly expiresAt: number;
@@ -45,6 +49,7 @@ const Field = {
   name: 'm',
   revision: 'r',
   step: 's',
+  waitStart: 'w',
   decision: 'd',
   expiresAt: 'e',
   id: 'i',
@@ -147,6 +152,7 @@ function compact(c: ApprovalClaims): Record<string, string | number> {
     [Field.name]: c.name,
     [Field.revision]: c.revision,
     [Field.step]: c.step,
+    [Field.waitStart]: c.waitStart,
     [Field.decision]: DecisionCode[c.decision],
     [Field.expiresAt]: c.expiresAt,
     [Field.id]: c.id,
@@ -175,6 +181,7 @@ function parseClaims(body: Buffer): ApprovalClaims | string {
     name: o[Field.name],
     revision: o[Field.revision],
     step: o[Field.step],
+    waitStart: o[Field.waitStart],
     decision:
       d === DecisionCode.Approve ? 'Approve' : d === DecisionCode.Reject ? 'Reject' : undefined,
     expiresAt: o[Field.expiresAt],
@@ -191,6 +198,7 @@ function claimsProblem(c: { readonly [K in keyof ApprovalClaims]: unknown }): st
   if (!matches(c.name, DNS_SUBDOMAIN)) return 'name must be a DNS subdomain name';
   if (!matches(c.revision, REVISION)) return 'revision must be a pod-template hash';
   if (!isCount(c.step)) return 'step must be a non-negative integer';
+  if (!isCount(c.waitStart)) return 'waitStart must be a non-negative integer (epoch ms)';
   if (c.decision !== 'Approve' && c.decision !== 'Reject') {
     return 'decision must be Approve or Reject';
   }

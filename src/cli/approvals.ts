@@ -9,6 +9,7 @@ import type { ApprovalRecord, Decision, RolloutApproval } from '../api/approval.
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { PauseReason } from '../api/reasons.ts';
 import type { Rollout } from '../api/rollout.ts';
+import { countDecisions } from '../rollout/index.ts';
 
 export interface Identity {
   readonly username: string;
@@ -42,13 +43,13 @@ export function pendingApproval(ro: Rollout, now: number): PendingApproval | und
   const step = steps[index]?.approval;
   if (pause === undefined || step === undefined || st.abort) return undefined;
   const revision = st.currentPodHash ?? '';
-  const approvedBy = [
-    ...new Set(
-      (st.approvals ?? [])
-        .filter((r) => r.revision === revision && r.step === index && r.decision === 'Approve')
-        .map((r) => r.by),
-    ),
-  ];
+  // Counted as the controller counts (people, this wait only); without the cluster's people
+  // mapping, which the controller recorded on each record as `person`.
+  const { by: approvedBy } = countDecisions(
+    { step, index, hash: revision },
+    st.approvals ?? [],
+    Date.parse(pause.startTime),
+  );
   // Read as the controller reads it, so the countdown shown is the one it keeps.
   const timeout = step.timeout === undefined ? undefined : parsePauseDuration(step.timeout);
   const timeoutMs = timeout?.ok ? timeout.value : undefined;

@@ -17,19 +17,19 @@ import {
   verifySlackSignature,
 } from '../approval/index.ts';
 import { APPROVALS_FIELD_MANAGER } from '../api/index.ts';
-import type { ApprovalRecord, Approvers, Rollout } from '../api/index.ts';
+import type { ApprovalRecord, Person, Rollout } from '../api/index.ts';
 import { stripControlCharacters } from '../api/control-chars.ts';
 import { isConflict, Resources } from '../kube/index.ts';
 import type { KubeApi, Logger } from '../kube/index.ts';
 import {
-  anyoneMay,
   describeApprovers,
   judgeApproval,
   recordEvent,
   refusalFor,
-  slackUserAllowed,
   storedApprovalContext,
 } from '../rollout/approval.ts';
+import { personOf } from '../rollout/approval-people.ts';
+import type { Identity } from '../rollout/approval-people.ts';
 import { stepLabel } from '../rollout/index.ts';
 import type { ExternalRequest, ExternalResponse, Route } from '../server/external.ts';
 import { html, text } from '../server/external.ts';
@@ -45,6 +45,8 @@ export interface ApprovalEndpointDeps {
   readonly slackSigningSecret: () => string | undefined;
   /** Slack workspaces whose users' presses count (slack-team-id); empty or absent: any. */
   readonly slackTeamIds?: () => readonly string[];
+  /** The cluster-wide mapping of people to identities (--approval-people). */
+  readonly people?: () => readonly Person[];
   readonly events: EventSink;
   readonly now: () => number;
   readonly log: Logger;
@@ -108,13 +110,13 @@ function showLink(deps: ApprovalEndpointDeps, req: ExternalRequest): ExternalRes
   const c = checked.claims;
   const rollout = deps.cached(c.namespace, c.name);
   if (rollout === undefined) return page(notFound(c));
-  const refused = refusal(rollout, c, `link:${c.id}`, (a) => anyoneMay(a));
+  const people = deps.people?.() ?? [];
+  const refused = refusal(rollout, c, `link:${c.id}`, linkIdentity(c), people);
   if (refused !== undefined) return page(refused);
   const ctx = storedApprovalContext(rollout);
   const step = ctx.waiting?.step ?? {};
-  const pause = rollout.status?.pauseConditions?.find((p) => p.reason === 'AwaitingApproval');
   const outcome = ctx.waiting
-    ? judgeApproval(ctx.waiting, ctx.records, Date.parse(pause?.startTime ?? ''), deps.now())
+    ? judgeApproval(ctx.waiting, ctx.records, ctx.waiting.since ?? NaN, deps.now(), people)
     : undefined;
   const steps = rollout.spec.strategy.canary?.steps ?? [];
   return html(
@@ -145,11 +147,9 @@ async function useLink(
     .trim()
     .slice(0, MAX_COMMENT);
   const result = await decide(deps, c, {
-    by: `link:${c.id}`,
-    via: 'link',
+    identity: linkIdentity(c),
     ref: `link:${c.id}`,
     comment,
-    allowed: (a) => anyoneMay(a),
   });
   if (!result.ok) return page(result.refused);
   const what = c.decision === 'Approve' ? 'Approved' : 'Rejected';
@@ -183,11 +183,9 @@ async function slackAction(
   const pressed = action.actionId === APPROVE_ACTION_ID ? 'Approve' : 'Reject';
   if (pressed !== c.decision) return text(400, 'the button and its token disagree');
   const result = await decide(deps, c, {
-    by: action.userId,
-    via: 'slack',
+    identity: { by: action.userId, via: 'slack' },
     ref: `slack:${c.id}:${action.userId}`,
     comment: '',
-    allowed: (a) => slackUserAllowed(a, action.userId),
   });
   if (!result.ok) return slackReply(result.refused.message);
   return slackReply(`${c.decision === 'Approve' ? 'Approved' : 'Rejected'} by <@${action.userId}>`);
@@ -219,12 +217,13 @@ function slackReply(message: string): ExternalResponse {
 }
 
 interface Decider {
-  readonly by: string;
-  readonly via: 'link' | 'slack';
+  readonly identity: Identity & { readonly via: 'link' | 'slack' };
   readonly ref: string;
   readonly comment: string;
-  readonly allowed: (a: Approvers) => boolean;
 }
+
+/** A link proves nobody: its identity is the token. */
+const linkIdentity = (c: ApprovalClaims) => ({ by: `link:${c.id}`, via: 'link' as const });
 
 type Decided = { ok: true; record: ApprovalRecord } | { ok: false; refused: Refused };
 
@@ -237,23 +236,27 @@ type Decided = { ok: true; record: ApprovalRecord } | { ok: false; refused: Refu
 async function decide(deps: ApprovalEndpointDeps, c: ApprovalClaims, d: Decider): Promise<Decided> {
   const fresh = () =>
     deps.api.get<Rollout & { metadata: object }>(Resources.Rollout, c.namespace, c.name);
+  const people = deps.people?.() ?? [];
   for (let attempt = 0; ; attempt++) {
     let rollout = attempt === 0 ? deps.cached(c.namespace, c.name) : await fresh();
-    let refused = rollout && refusal(rollout, c, d.ref, d.allowed, d.by);
+    let refused = rollout && refusal(rollout, c, d.ref, d.identity, people);
     if (attempt === 0 && (rollout === undefined || refused !== undefined)) {
       rollout = await fresh();
-      refused = rollout && refusal(rollout, c, d.ref, d.allowed, d.by);
+      refused = rollout && refusal(rollout, c, d.ref, d.identity, people);
     }
     if (rollout === undefined) return { ok: false, refused: notFound(c) };
     if (refused !== undefined) return { ok: false, refused };
+    const approvers = rollout.spec.strategy.canary?.steps?.[c.step]?.approval?.approvers ?? {};
+    const person = personOf(d.identity, approvers, people);
     const record: ApprovalRecord = {
       step: c.step,
       revision: c.revision,
       decision: c.decision,
-      by: d.by,
-      via: d.via,
+      by: d.identity.by,
+      via: d.identity.via,
       at: new Date(deps.now()).toISOString(),
       ...(d.comment ? { comment: d.comment } : {}),
+      ...(person !== undefined ? { person: person.name } : {}),
       ref: d.ref,
     };
     try {
@@ -277,8 +280,8 @@ async function decide(deps: ApprovalEndpointDeps, c: ApprovalClaims, d: Decider)
     deps.log.info('approval recorded', {
       rollout: `${c.namespace}/${c.name}`,
       decision: c.decision,
-      via: d.via,
-      by: d.by,
+      via: d.identity.via,
+      by: d.identity.by,
       step: c.step,
       revision: c.revision,
     });
@@ -291,8 +294,8 @@ function refusal(
   rollout: Rollout,
   c: ApprovalClaims,
   ref: string,
-  allowed: (a: Approvers) => boolean,
-  by = ref,
+  identity: Identity,
+  people: readonly Person[],
 ): Refused | undefined {
   if (rollout.metadata.uid !== c.rolloutUid) {
     return no(410, 'Link expired', 'This link is for an earlier Rollout of that name.');
@@ -302,9 +305,16 @@ function refusal(
   if (used !== undefined) {
     return no(409, 'Already used', `This was already used: ${used.decision} at ${used.at}.`);
   }
-  const refused = refusalFor({ revision: c.revision, step: c.step, by, allowed }, ctx);
-  return refused === undefined ? undefined : no(409, 'Not accepted', refused.message);
+  const refused = refusalFor(
+    { revision: c.revision, step: c.step, identity, waitStart: c.waitStart },
+    { ...ctx, people },
+  );
+  return refused === undefined ? undefined : no(409, 'Not accepted', refusedText(refused));
 }
+
+/** The reason code is said too: it is what the docs and the Rollout's events name. */
+const refusedText = (r: { readonly reason: string; readonly message: string }): string =>
+  `${r.message} (${r.reason})`;
 
 const no = (status: number, title: string, message: string): Refused => ({
   status,

@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { Rollout } from '../api/index.ts';
+import type { Person, Rollout } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { Cache, Clock, KubeApi, Logger } from '../kube/index.ts';
 import {
@@ -36,6 +36,8 @@ export interface ApprovalWiringDeps {
   readonly log: Logger;
   readonly registry: Registry;
   readonly leading: () => boolean;
+  /** --approval-people, read at start. */
+  readonly approvalPeople?: readonly Person[];
 }
 
 export interface ApprovalWiring {
@@ -61,6 +63,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
     ...(d.config.publicUrl !== undefined ? { publicUrl: d.config.publicUrl } : {}),
     linkTtlMs: d.config.approvalLinkTtlMs,
     ...(targetPolicy !== undefined ? { targetPolicy } : {}),
+    ...(d.approvalPeople !== undefined ? { people: d.approvalPeople } : {}),
     now,
     events: d.events,
     log: d.log,
@@ -84,6 +87,7 @@ export async function startApprovals(d: ApprovalWiringDeps): Promise<ApprovalWir
         keys: () => config.approvalSigningKeys,
         slackSigningSecret: () => config.slackSigningSecret,
         slackTeamIds: () => config.slackTeamIds ?? [],
+        people: () => d.approvalPeople ?? [],
         events: d.events,
         now,
         log: d.log,

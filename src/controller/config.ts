@@ -44,6 +44,8 @@ export interface ControllerConfig {
   readonly approvalLinkTtlMs: number;
   /** YAML file: which Slack channels and webhooks each namespace's Rollouts may notify. */
   readonly notificationTargetsFile?: string;
+  /** YAML list of people and their identity per channel (approval-people.ts reads it). */
+  readonly approvalPeopleFile?: string;
   /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
    *  those without the label. */
   readonly instanceId?: string;
@@ -112,6 +114,8 @@ approvals and notifications:
                              (default 24h)
   --notification-targets F   YAML: namespace (or *) -> {slackChannels, webhooks} a Rollout
                              there may notify (default: any; always at most 5 per Rollout)
+  --approval-people FILE     YAML list of {name, kubeUser, groups, slackUser}: approvals count
+                             people, each once whatever the channel (read at start)
 exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad flags,
             3 leader Lease lost (not renewed within the renew deadline)`;
 
@@ -140,6 +144,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'trusted-proxy-cidrs': { type: 'string' },
       'external-max-connections': { type: 'string' },
       'notification-targets': { type: 'string' },
+      'approval-people': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
       'identity-policy': { type: 'string' },
       'trust-approvals-without-identity-policy': { type: 'boolean' },
@@ -237,6 +242,7 @@ function approvalFlags(values: Record<string, string | boolean | undefined>) {
     ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
     approvalLinkTtlMs: ttlMs.value,
     ...(targets !== undefined ? { notificationTargetsFile: targets } : {}),
+    ...(str('approval-people') !== undefined ? { approvalPeopleFile: str('approval-people') } : {}),
   };
 }
 

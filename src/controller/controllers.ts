@@ -3,7 +3,7 @@
  * workers, what wakes it (watches.ts), every key it owns, and what its passes report.
  * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
  */
-import type { Rollout } from '../api/index.ts';
+import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
@@ -33,6 +33,8 @@ export interface ControllerDeps {
   readonly events: KubeEventRecorder;
   /** Whether RolloutApprovals can be trusted (absent: they are, as in unit tests). */
   readonly identityPolicy?: IdentityPolicyCheck;
+  /** --approval-people: approvals count people. */
+  readonly approvalPeople?: readonly Person[];
 }
 
 export function rolloutController(
@@ -70,6 +72,7 @@ export function rolloutController(
             screenApprovals: (requests, now) =>
               screenApprovals(requests, d.identityPolicy?.state() ?? { kind: 'unknown' }, now),
           }),
+      ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
     }),
     workers: d.config.workers,
     watches: rolloutWatches(s, d.traffic),

@@ -8,6 +8,7 @@ import { CONTROLLER_NAME } from '../api/index.ts';
 import { errorText, KubeconfigError, KubeEventRecorder } from '../kube/index.ts';
 import { KubeTransportError, systemClock as clock } from '../kube/index.ts';
 import { apiClients } from './api-client.ts';
+import { loadApprovalPeople } from './approval-people.ts';
 import { startApprovals } from './approval-wiring.ts';
 import { ConfigError, configOrExit, ExitCode } from './config.ts';
 import { analysisRunController, rolloutController } from './controllers.ts';
@@ -51,8 +52,10 @@ async function main(): Promise<number> {
   });
   const leading = (): boolean => manager.leading;
   const { registry } = metrics;
+  const approvalPeople = await loadApprovalPeople(config.approvalPeopleFile);
   const approvals = await startApprovals({
     config,
+    approvalPeople,
     api,
     events,
     clock,
@@ -68,7 +71,18 @@ async function main(): Promise<number> {
     log,
     gauge: identityPolicyGauge(registry),
   });
-  const deps = { config, api, clock, log, metrics, informers, traffic, events, identityPolicy };
+  const deps = {
+    config,
+    api,
+    clock,
+    log,
+    metrics,
+    informers,
+    traffic,
+    events,
+    identityPolicy,
+    approvalPeople,
+  };
   const watched = [...traffic.informers, ...Object.values(informers)];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,

@@ -8,7 +8,7 @@
 import { newTokenId, signApprovalToken } from '../approval/index.ts';
 import type { Decision } from '../approval/index.ts';
 import { Reason } from '../api/index.ts';
-import type { ApprovalRecord, ApprovalStep, Rollout } from '../api/index.ts';
+import type { ApprovalRecord, ApprovalStep, Person, Rollout } from '../api/index.ts';
 import type { Logger } from '../kube/index.ts';
 import {
   describeTarget,
@@ -23,7 +23,7 @@ import type {
   NotifyConfig,
   TargetPolicy,
 } from '../notify/index.ts';
-import { anyoneMay } from '../rollout/approval.ts';
+import { anyoneMay, countDecisions } from '../rollout/approval.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
 
@@ -36,6 +36,8 @@ export interface NotificationBridgeDeps {
   readonly linkTtlMs: number;
   /** Which targets each namespace may use (--notification-targets); undefined: any. */
   readonly targetPolicy?: TargetPolicy;
+  /** --approval-people: who each identity is, for counting. */
+  readonly people?: readonly Person[];
   readonly now: () => number;
   readonly events: EventSink;
   readonly log: Logger;
@@ -106,14 +108,16 @@ export class NotificationBridge {
     this.#d.notifier.send(approval === undefined ? n : { ...n, approval }, targets);
   }
 
-  /** Signed tokens for the buttons and, when links count for this step, the links. */
+  /** Signed tokens for the buttons and, when links count for this step, the links. Bound to
+   *  the wait the event announced: no wait, no tokens. */
   #approvalRequest(
     rollout: Rollout,
     step: ApprovalStep,
-    subject: { readonly step: number; readonly revision: string },
+    subject: { readonly step: number; readonly revision: string; readonly waitStart?: number },
   ): Notification['approval'] {
     const key = this.#d.config.approvalSigningKeys[0];
-    if (key === undefined) return undefined;
+    const waitStart = subject.waitStart;
+    if (key === undefined || waitStart === undefined) return undefined;
     const timeout = step.timeout === undefined ? undefined : parsePauseDuration(step.timeout);
     // Links leak (logs, history, forwarded messages): never valid longer than the cap.
     const ttl = Math.min(timeout?.ok === true ? timeout.value : Infinity, this.#d.linkTtlMs);
@@ -126,6 +130,7 @@ export class NotificationBridge {
           name: rollout.metadata.name ?? '',
           revision: subject.revision,
           step: subject.step,
+          waitStart,
           decision,
           expiresAt,
           id: newTokenId(),
@@ -156,11 +161,18 @@ export class NotificationBridge {
    *  posted Slack message: its buttons go, who decided is said. */
   #maybeResolve(rollout: Rollout, record: ApprovalRecord): void {
     const step = rollout.spec.strategy.canary?.steps?.[record.step]?.approval;
-    const earlier = (rollout.status?.approvals ?? []).filter(
-      (r) => r.revision === record.revision && r.step === record.step && r.decision === 'Approve',
+    if (step === undefined) return;
+    // Counted as the planner counts: a Slack press and its link are not two people.
+    const pause = rollout.status?.pauseConditions?.find((p) => p.reason === 'AwaitingApproval');
+    const records = [...(rollout.status?.approvals ?? []).filter((r) => r !== record), record];
+    const counted = countDecisions(
+      { step, index: record.step, hash: record.revision },
+      records,
+      Date.parse(pause?.startTime ?? record.at),
+      this.#d.people ?? [],
     );
-    const approvers = new Set([...earlier.map((r) => r.by), record.by]);
-    const settles = record.decision === 'Reject' || approvers.size >= (step?.minApprovals ?? 1);
+    const settles =
+      counted.rejection !== undefined || counted.by.length >= (step.minApprovals ?? 1);
     if (!settles) return;
     this.#d.notifier.resolve(
       { uid: rollout.metadata.uid ?? '', revision: record.revision, step: record.step },

@@ -7,6 +7,7 @@ import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api
 import type {
   AnalysisRun,
   AnalysisTemplate,
+  Person,
   Pod,
   ReplicaSet,
   Rollout,
@@ -68,6 +69,8 @@ export interface RolloutReconcilerDeps {
     requests: readonly RolloutApproval[],
     now: number,
   ) => { readonly admitted: readonly RolloutApproval[]; readonly writes: readonly Write[] };
+  /** The cluster-wide mapping of people to identities (--approval-people). */
+  readonly approvalPeople?: readonly Person[];
 }
 
 /** What one pass read, for its writes. */
@@ -141,6 +144,7 @@ export class RolloutReconciler implements Reconciler {
       analysisTemplates: cache.analysisTemplates?.(rollout.metadata.namespace ?? ''),
       clusterAnalysisTemplates: cache.clusterAnalysisTemplates?.(),
       approvals: screened.admitted,
+      approvalPeople: this.#deps.approvalPeople ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       now,
     };

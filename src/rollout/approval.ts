@@ -5,6 +5,8 @@
  * distinct approvers and it completes, any rejection aborts, the timeout aborts or keeps it
  * waiting. Records from the approval endpoints (signed links, Slack) arrive already in
  * `status.approvals`, written there by the shell; to this module they are records like any other.
+ * Only records of the current wait, by someone the step admits now, count; they count people
+ * (approval-people.ts), not channel identities.
  */
 import { ApprovalRefusal, MAX_APPROVAL_RECORDS, PauseReason, Reason } from '../api/index.ts';
 import type {
@@ -12,6 +14,7 @@ import type {
   ApprovalRefusal as RefusalReason,
   ApprovalStep,
   Approvers,
+  Person,
   Rollout,
   RolloutApproval,
   RolloutApprovalStatus,
@@ -19,12 +22,18 @@ import type {
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { stripControlCharacters } from '../api/control-chars.ts';
 import type { EventWrite, Write } from './types.ts';
+import { admits, admitted, countingKey, distinctApprovers, personOf } from './approval-people.ts';
+import type { Identity } from './approval-people.ts';
+
+export { anyoneMay } from './approval-people.ts';
 
 /** The approval step a Rollout waits at this pass. */
 export interface ApprovalWait {
   readonly step: ApprovalStep;
   readonly index: number;
   readonly hash: string;
+  /** Epoch ms the current wait began (its AwaitingApproval pause); absent before it is set. */
+  readonly since?: number;
 }
 
 export interface RequestsInput {
@@ -37,6 +46,8 @@ export interface RequestsInput {
   /** Absent when the Rollout is not waiting for approval (steady, aborted, another step kind). */
   readonly waiting?: ApprovalWait;
   readonly now: number;
+  /** The cluster-wide mapping of people to their identities (--approval-people). */
+  readonly people?: readonly Person[];
 }
 
 export interface RequestsResult {
@@ -79,6 +90,12 @@ export function takeRequests(i: RequestsInput): RequestsResult {
       continue;
     }
     const { spec } = request;
+    const groups = spec.approverGroups ?? [];
+    const person = personOf(
+      { by: spec.approver, via: 'plugin' },
+      i.waiting?.step.approvers ?? {},
+      i.people ?? [],
+    );
     const record: ApprovalRecord = {
       step: spec.step,
       revision: spec.revision,
@@ -87,6 +104,8 @@ export function takeRequests(i: RequestsInput): RequestsResult {
       via: 'plugin',
       at,
       ...(spec.comment ? { comment: stripControlCharacters(spec.comment) } : {}),
+      ...(person !== undefined ? { person: person.name } : {}),
+      ...(groups.length > 0 ? { groups } : {}),
       ref,
     };
     records = [...records, record];
@@ -125,8 +144,11 @@ export function refusalFor(
   d: {
     readonly revision: string;
     readonly step: number;
-    readonly by: string;
-    readonly allowed: (approvers: Approvers) => boolean;
+    readonly identity: Identity;
+    /** Links: the start of the wait the token was issued for (epoch ms), from its claims. */
+    readonly waitStart?: number;
+    /** RolloutApprovals: when it was created (epoch ms, whole seconds). */
+    readonly createdAt?: number;
   },
   ctx: {
     readonly rolloutName: string;
@@ -134,6 +156,7 @@ export function refusalFor(
     readonly currentStep: number;
     readonly waiting?: ApprovalWait;
     readonly records: readonly ApprovalRecord[];
+    readonly people?: readonly Person[];
   },
 ): { readonly reason: RefusalReason; readonly message: string } | undefined {
   const name = ctx.rolloutName;
@@ -155,21 +178,59 @@ export function refusalFor(
       message: `the decision is for step ${d.step + 1}, but rollout '${name}' waits for approval at step ${ctx.waiting.index + 1}`,
     };
   }
+  const since = ctx.waiting.since;
+  const earlierWait = earlierWaitMessage(d, since);
+  if (earlierWait !== undefined) {
+    return { reason: ApprovalRefusal.EarlierWait, message: earlierWait };
+  }
   const approvers = ctx.waiting.step.approvers ?? {};
-  if (!d.allowed(approvers)) {
+  const people = ctx.people ?? [];
+  const by = d.identity.by;
+  const person = personOf(d.identity, approvers, people);
+  if (!admits(approvers, d.identity, person)) {
     return {
       reason: ApprovalRefusal.NotAnApprover,
-      message: `${d.by} is not among the approvers of step ${d.step + 1} (${describeApprovers(approvers)})`,
+      message: `${by} is not among the approvers of step ${d.step + 1} (${describeApprovers(approvers)})`,
     };
   }
+  // One decision per person per wait; links are anonymous, each is single-use by its ref.
+  const key = countingKey(d.identity, person);
   const earlier = ctx.records.find(
-    (r) => r.revision === d.revision && r.step === d.step && r.by === d.by,
+    (r) =>
+      r.revision === d.revision &&
+      r.step === d.step &&
+      inWait(r, since) &&
+      (r.by === by ||
+        (d.identity.via !== 'link' && countingKey(r, personOf(r, approvers, people)) === key)),
   );
   if (earlier !== undefined) {
+    const who = person === undefined ? by : `${by} (${person.name})`;
     return {
       reason: ApprovalRefusal.AlreadyDecided,
-      message: `${d.by} already decided ${earlier.decision} for step ${d.step + 1} at ${earlier.at}`,
+      message: `${who} already decided ${earlier.decision} for step ${d.step + 1} at ${earlier.at} via ${earlier.via}`,
     };
+  }
+  return undefined;
+}
+
+/** A record made during the wait that began at `since` (every record, before it is set). */
+function inWait(r: ApprovalRecord, since: number | undefined): boolean {
+  return since === undefined || Date.parse(r.at) >= since;
+}
+
+/** Why a decision asked for before the current wait began cannot count in it. */
+function earlierWaitMessage(
+  d: { readonly waitStart?: number; readonly createdAt?: number },
+  since: number | undefined,
+): string | undefined {
+  if (since === undefined) return undefined;
+  const began = new Date(since).toISOString();
+  if (d.waitStart !== undefined && d.waitStart !== since) {
+    return `the link was issued for an earlier wait at this step; the current wait began at ${began}`;
+  }
+  // creationTimestamp has whole seconds: compare at that precision.
+  if (d.createdAt !== undefined && d.createdAt < Math.floor(since / 1000) * 1000) {
+    return `the RolloutApproval was created before the current wait at this step began (${began})`;
   }
   return undefined;
 }
@@ -180,34 +241,16 @@ function refuse(
   records: readonly ApprovalRecord[],
 ): { readonly reason: RefusalReason; readonly message: string } | undefined {
   const { spec } = request;
+  const created = Date.parse(String(request.metadata.creationTimestamp ?? ''));
   return refusalFor(
     {
       revision: spec.revision,
       step: spec.step,
-      by: spec.approver,
-      allowed: (a) => kubeUserAllowed(a, spec.approver, spec.approverGroups ?? []),
+      identity: { by: spec.approver, via: 'plugin', groups: spec.approverGroups ?? [] },
+      ...(Number.isNaN(created) ? {} : { createdAt: created }),
     },
     { ...i, records },
   );
-}
-
-/** No approvers named: anyone who can reach a channel may decide (RBAC, a link, the Slack
- *  workspace). Once any are named, only they may, each through the channel that proves who they
- *  are; a signed link proves nobody, so it counts only when nobody is named. */
-export function anyoneMay(a: Approvers): boolean {
-  return !a.users?.length && !a.groups?.length && !a.slackUsers?.length;
-}
-
-/** A Kubernetes identity (the API server vouched for it) against `approvers`. */
-export function kubeUserAllowed(a: Approvers, user: string, groups: readonly string[]): boolean {
-  if (anyoneMay(a)) return true;
-  const allowedGroups = a.groups ?? [];
-  return (a.users ?? []).includes(user) || groups.some((g) => allowedGroups.includes(g));
-}
-
-/** A Slack user (Slack's signature vouched for it) against `approvers`. */
-export function slackUserAllowed(a: Approvers, slackUser: string): boolean {
-  return anyoneMay(a) || (a.slackUsers ?? []).includes(slackUser);
 }
 
 export function describeApprovers(a: Approvers): string {
@@ -215,6 +258,7 @@ export function describeApprovers(a: Approvers): string {
     ...(a.users?.length ? [`users: ${a.users.join(', ')}`] : []),
     ...(a.groups?.length ? [`groups: ${a.groups.join(', ')}`] : []),
     ...(a.slackUsers?.length ? [`Slack users: ${a.slackUsers.join(', ')}`] : []),
+    ...(a.people?.length ? [`people: ${a.people.map((p) => p.name).join(', ')}`] : []),
   ];
   return parts.length > 0 ? parts.join('; ') : 'anyone allowed to approve';
 }
@@ -240,23 +284,47 @@ export type ApprovalOutcome =
   | { readonly kind: 'waiting'; readonly approvals: number; readonly deadline?: number }
   | { readonly kind: 'timedOut'; readonly action: 'abort' | 'pause'; readonly deadline: number };
 
-/** What the records say about the approval step `w`, waiting since `startedAt`. */
+/**
+ * What the records say about the approval step `w`, waiting since `startedAt`: only decisions
+ * made during this wait, by someone the step admits now, count (not those of a wait before a
+ * retry or a rollback, nor of approvers since removed), and approvals count people.
+ */
 export function judgeApproval(
   w: ApprovalWait,
   records: readonly ApprovalRecord[],
   startedAt: number,
   now: number,
+  people: readonly Person[] = [],
 ): ApprovalOutcome {
-  const mine = records.filter((r) => r.revision === w.hash && r.step === w.index);
-  const rejection = mine.find((r) => r.decision === 'Reject');
+  const { rejection, by } = countDecisions(w, records, startedAt, people);
   if (rejection !== undefined) return { kind: 'rejected', record: rejection };
-  const by = [...new Set(mine.filter((r) => r.decision === 'Approve').map((r) => r.by))];
   if (by.length >= (w.step.minApprovals ?? 1)) return { kind: 'approved', by };
   const deadline = approvalDeadline(w.step, startedAt);
   if (deadline !== undefined && now >= deadline) {
     return { kind: 'timedOut', action: w.step.onTimeout ?? 'abort', deadline };
   }
   return { kind: 'waiting', approvals: by.length, ...(deadline !== undefined ? { deadline } : {}) };
+}
+
+/** The decisions that count in the wait begun at `startedAt`: the first admitted rejection,
+ *  and the distinct approvers (people, the anonymous link approver where it counts). */
+export function countDecisions(
+  w: ApprovalWait,
+  records: readonly ApprovalRecord[],
+  startedAt: number,
+  people: readonly Person[] = [],
+): { readonly rejection?: ApprovalRecord; readonly by: string[] } {
+  const mine = admitted(
+    w.step,
+    records.filter((r) => r.revision === w.hash && r.step === w.index && inWait(r, startedAt)),
+    people,
+  );
+  const rejection = mine.find((c) => c.record.decision === 'Reject')?.record;
+  const approvals = mine.filter((c) => c.record.decision === 'Approve');
+  return {
+    ...(rejection !== undefined ? { rejection } : {}),
+    by: distinctApprovers(w.step, approvals),
+  };
 }
 
 /** When the wait that started at `startedAt` ends; undefined without (a valid) timeout. */
@@ -282,18 +350,20 @@ export function storedApprovalContext(r: Rollout): {
   const currentHash = s.currentPodHash ?? '';
   const currentStep = s.currentStepIndex ?? 0;
   const step = r.spec.strategy.canary?.steps?.[currentStep]?.approval;
+  const pause = (s.pauseConditions ?? []).find((c) => c.reason === PauseReason.AwaitingApproval);
+  const since = Date.parse(pause?.startTime ?? '');
   const inForce =
     step !== undefined &&
     s.observedGeneration === String(r.metadata.generation ?? 0) &&
     currentHash !== s.stableRS &&
     s.abort !== true &&
     r.spec.paused !== true &&
-    (s.pauseConditions ?? []).some((c) => c.reason === PauseReason.AwaitingApproval);
+    !Number.isNaN(since);
   return {
     rolloutName: r.metadata.name ?? '',
     currentHash,
     currentStep,
-    ...(inForce ? { waiting: { step, index: currentStep, hash: currentHash } } : {}),
+    ...(inForce ? { waiting: { step, index: currentStep, hash: currentHash, since } } : {}),
     records: s.approvals ?? [],
   };
 }

@@ -12,3 +12,4 @@ export type { StepKind, StepKindRow } from './canary/index.ts';
 export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
 export { hashOf } from './replicasets.ts';
+export { countDecisions } from './approval.ts';

@@ -12,6 +12,7 @@ import type {
   ReplicaSet,
   Reason,
   Rollout,
+  Person,
   RolloutApproval,
   RolloutApprovalStatus,
   RolloutStatus,
@@ -36,6 +37,8 @@ export interface Observed {
   readonly clusterAnalysisTemplates?: ReadonlyMap<string, AnalysisTemplate>;
   /** RolloutApprovals naming this Rollout (absent: none). */
   readonly approvals?: readonly RolloutApproval[];
+  /** The cluster-wide mapping of people to their identities (--approval-people; absent: none). */
+  readonly approvalPeople?: readonly Person[];
   /** The traffic router's reading of its objects (only with trafficRouting). */
   readonly traffic?: TrafficObservation;
   /** Epoch milliseconds, read once by the shell. */
@@ -88,6 +91,8 @@ export interface EventSubject {
   readonly revision: string;
   /** The decision an ApprovalRecorded/ApprovalRejected event reports. */
   readonly record?: ApprovalRecord;
+  /** ApprovalRequested: when the wait began (epoch ms); its links are bound to it. */
+  readonly waitStart?: number;
 }
 
 export interface Plan {

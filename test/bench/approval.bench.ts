@@ -74,6 +74,10 @@ const benchmark: Benchmark = {
             name: 'web',
             revision: waiting.status?.currentPodHash ?? '',
             step: 0,
+            waitStart: Date.parse(
+              waiting.status?.pauseConditions?.find((c) => c.reason === 'AwaitingApproval')
+                ?.startTime ?? '',
+            ),
             decision: 'Approve',
             expiresAt: Math.floor(Date.now() / 1000) + 600,
             id: newTokenId(),

@@ -209,6 +209,10 @@ describe('the approval port under a flood', () => {
         revision: waiting.status?.currentPodHash ?? '',
         step: 1,
         decision: 'Approve',
+        waitStart: Date.parse(
+          waiting.status?.pauseConditions?.find((c) => c.reason === 'AwaitingApproval')
+            ?.startTime ?? '',
+        ),
         expiresAt: Math.floor(Date.now() / 1000) + 600,
         id: newTokenId(),
       },

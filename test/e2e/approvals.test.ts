@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadAll } from 'js-yaml';
-import type { ApprovalStep, RolloutApproval } from '../../src/api/index.ts';
+import type { ApprovalStep, Rollout, RolloutApproval } from '../../src/api/index.ts';
 import { newTokenId, signApprovalToken } from '../../src/approval/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import { freeLoopbackPorts } from '../cluster/ports.ts';
@@ -273,6 +273,12 @@ function pressButton(userId: string, actionId: string, value: string) {
   });
 }
 
+/** When the Rollout's current wait for approval began: links are bound to it. */
+const waitStartOf = (r: Rollout): number =>
+  Date.parse(
+    r.status?.pauseConditions?.find((c) => c.reason === 'AwaitingApproval')?.startTime ?? '',
+  );
+
 describe('who may approve is the API server’s business', () => {
   it('an approver approves without rights to edit Rollouts; forgeries and strangers are refused', async () => {
     const ns = await testNamespace('approve');
@@ -465,6 +471,7 @@ describe('from a link or a Slack button, through the external port', () => {
       name: 'web',
       revision: waiting.status?.currentPodHash ?? '',
       step: 1,
+      waitStart: waitStartOf(waiting),
       decision: 'Approve' as const,
       expiresAt: Math.floor(Date.now() / 1000) + 600,
       id: newTokenId(),

@@ -21,11 +21,11 @@ export function approvalStepDecision(
   stepCount: number,
   completed: Complete,
 ): StepOutcome {
-  const { now, records } = c;
+  const { now, records, people } = c;
   const at = `step ${w.index + 1}/${stepCount}`;
   const pause = p.pauseConditions.find((c) => c.reason === PauseReason.AwaitingApproval);
   const startedAt = pause === undefined ? now : Date.parse(pause.startTime);
-  const outcome = judgeApproval(w, records, startedAt, now);
+  const outcome = judgeApproval(w, records, startedAt, now, people);
   const unpaused: Partial<Progress> = {
     controllerPause: false,
     pauseConditions: p.pauseConditions.filter((c) => c !== pause),
@@ -80,7 +80,7 @@ export function approvalStepDecision(
         type: 'Normal',
         reason: Reason.ApprovalRequested,
         message: `Rollout is waiting for approval at ${at} of revision ${w.hash} (${needed} from ${describeApprovers(w.step.approvers ?? {})}; ${limit})${w.step.message ? `: ${w.step.message}` : ''}`,
-        subject: { step: w.index, revision: w.hash },
+        subject: { step: w.index, revision: w.hash, waitStart: now },
       };
       const progress: Progress = {
         ...p,

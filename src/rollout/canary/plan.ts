@@ -7,13 +7,15 @@
  * parts ran (events keep that order). The order of the writes is order.ts's, not this file's.
  * Pure: no I/O, no clock, inputs never modified.
  */
-import type { ApprovalRecord, CanaryStrategy, Rollout } from '../../api/index.ts';
+import { PauseReason } from '../../api/index.ts';
+import type { ApprovalRecord, CanaryStrategy, Person, Rollout } from '../../api/index.ts';
 import type { AnalysisTemplate } from '../../api/index.ts';
 import type { RunContext } from '../../api/analysis-run.ts';
 import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
 import type { Verdict } from '../analysis.ts';
 import { planAnalysis } from '../analysis-steps.ts';
 import { takeRequests } from '../approval.ts';
+import { approvalPeopleProblems } from '../approval-people.ts';
 import type { ApprovalWait } from '../approval.ts';
 import {
   deleteOldReplicaSets,
@@ -46,7 +48,11 @@ const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, Anal
 export const canaryStrategy: Strategy = {
   specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
   // The router's objects (missing route, backends not found, claimed by another Rollout).
-  observedProblems: (o) => (routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : []),
+  observedProblems: (o) => [
+    ...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : []),
+    // Needs the cluster's people mapping, so not among the spec's own rules.
+    ...approvalPeopleProblems(canaryOf(o.rollout).steps ?? [], o.approvalPeople ?? []),
+  ],
   plan: planCanary,
 };
 
@@ -117,6 +123,7 @@ function planCanary(o: Observed): StrategyPlan {
       {
         hash: where.hash,
         records: approvals.records,
+        people: o.approvalPeople ?? [],
       },
     );
     progress = step.progress;
@@ -219,9 +226,13 @@ function takeApprovals(
 ): { readonly records: readonly ApprovalRecord[]; readonly fragment: Fragment } {
   const { rollout } = o;
   const step = canary.steps?.[progress.stepIndex];
+  const pause = progress.pauseConditions.find((c) => c.reason === PauseReason.AwaitingApproval);
+  const since = Date.parse(pause?.startTime ?? '');
+  // Decisions are taken once the wait has begun (its pause is on record): one recorded before
+  // would predate the wait and never count, lost without a word.
   const waiting: ApprovalWait | undefined =
-    walking && where.current !== undefined && step?.approval !== undefined
-      ? { step: step.approval, index: progress.stepIndex, hash: where.hash }
+    walking && where.current !== undefined && step?.approval !== undefined && !Number.isNaN(since)
+      ? { step: step.approval, index: progress.stepIndex, hash: where.hash, since }
       : undefined;
   const taken = takeRequests({
     rolloutName: rollout.metadata.name ?? '',
@@ -231,6 +242,7 @@ function takeApprovals(
     currentStep: progress.stepIndex,
     ...(waiting !== undefined ? { waiting } : {}),
     now: o.now,
+    people: o.approvalPeople ?? [],
   });
   return { records: taken.records, fragment: { events: taken.events, answers: taken.answers } };
 }
@@ -270,7 +282,11 @@ function advanceSteps(
   atCounts: boolean,
   scaled: boolean,
   verdict: Verdict | undefined,
-  approvals: { readonly hash: string; readonly records: readonly ApprovalRecord[] },
+  approvals: {
+    readonly hash: string;
+    readonly records: readonly ApprovalRecord[];
+    readonly people: readonly Person[];
+  },
 ): StepOutcome {
   const stay: StepOutcome = { progress, fragment: {} };
   const { current } = where;

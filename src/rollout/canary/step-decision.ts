@@ -6,7 +6,13 @@
  * (its events, its requeue time, the old stable's hold on promotion).
  */
 import { PauseReason, Reason } from '../../api/index.ts';
-import type { ApprovalRecord, CanaryStep, CanaryStrategy, ReplicaSet } from '../../api/index.ts';
+import type {
+  ApprovalRecord,
+  CanaryStep,
+  Person,
+  CanaryStrategy,
+  ReplicaSet,
+} from '../../api/index.ts';
 import { parsePauseDuration } from '../../api/pause-duration.ts';
 import type { Verdict } from '../analysis.ts';
 import { normal } from '../events.ts';
@@ -43,6 +49,8 @@ export interface StepContext {
   readonly conditions: readonly Condition[];
   readonly hash: string;
   readonly records: readonly ApprovalRecord[];
+  /** The cluster-wide mapping of people to identities (approvals count people). */
+  readonly people: readonly Person[];
 }
 
 export function stepDecision(

@@ -8,6 +8,7 @@
  */
 import type { ApprovalStep, CanaryStep } from '../../api/index.ts';
 import { parsePauseDuration } from '../../api/pause-duration.ts';
+import { namedPeople } from '../approval-people.ts';
 
 export type StepKind = keyof CanaryStep;
 
@@ -162,7 +163,8 @@ function approvalProblems(approval: ApprovalStep, at: string): string[] {
     else if (parsed.value === 0) problems.push(`${at}.timeout: must be greater than 0`);
   }
   const a = approval.approvers;
-  const named = new Set([...(a?.users ?? []), ...(a?.slackUsers ?? [])]).size;
+  // People, not identities: alice's Kubernetes and Slack names mapped to her are one approver.
+  const named = a === undefined ? 0 : namedPeople(a, []);
   const needed = approval.minApprovals ?? 1;
   if (a !== undefined && (a.groups ?? []).length === 0 && named > 0 && needed > named) {
     problems.push(

@@ -22,6 +22,7 @@ const claims: ApprovalClaims = {
   name: 'checkout',
   revision: '7c9d8b6f5',
   step: 3,
+  waitStart: now * 1000 - 60_000,
   decision: 'Approve',
   expiresAt: now + 1800,
   id: newTokenId(() => Buffer.alloc(16, 1)),
@@ -169,6 +170,7 @@ const arbClaims: fc.Arbitrary<ApprovalClaims> = fc.record({
   name: fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,60}[a-z0-9])?$/),
   revision: fc.stringMatching(/^[a-z0-9]{1,10}$/),
   step: fc.nat({ max: 1000 }),
+  waitStart: fc.integer({ min: 0, max: 2 ** 50 }),
   decision: fc.constantFrom('Approve' as const, 'Reject' as const),
   expiresAt: fc.integer({ min: now + 1, max: 2 ** 40 }),
   id: fc

@@ -118,6 +118,35 @@ describe('a pending approval, as shown', () => {
     assert.doesNotMatch(header, /old456|2026-11-30/);
   });
 
+  it('counts as the controller does: people, this wait only, links as one anonymous approver', () => {
+    const record = (by: string, via: 'plugin' | 'slack' | 'link', at: string, person?: string) => ({
+      step: 1,
+      revision: 'abc123',
+      decision: 'Approve' as const,
+      by,
+      via,
+      at,
+      ...(person !== undefined ? { person } : {}),
+    });
+    const ro = waiting(
+      { minApprovals: 3, approvers: {} },
+      {
+        approvals: [
+          record('carol', 'plugin', '2026-12-01T09:40:00Z'),
+          record('alice', 'plugin', '2026-12-01T09:51:00Z', 'alice'),
+          record('U0ALICE1', 'slack', '2026-12-01T09:52:00Z', 'alice'),
+          record('link:abc', 'link', '2026-12-01T09:53:00Z'),
+          record('U0BOB', 'slack', '2026-12-01T09:54:00Z'),
+        ],
+      },
+    );
+    assert.deepEqual(
+      pendingApproval(ro, NOW)?.approvedBy,
+      ['alice', 'U0BOB'],
+      'carol approved in an earlier wait; alice twice is one person; the link does not count',
+    );
+  });
+
   it('nothing pending once aborted or past the step', () => {
     assert.equal(pendingApproval(waiting({}, { abort: true }), NOW), undefined);
     assert.equal(pendingApproval(waiting({}, { currentStepIndex: 2 }), NOW), undefined);

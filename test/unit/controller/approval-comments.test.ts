@@ -66,6 +66,7 @@ describe('where comments enter', () => {
         revision: 'abc123',
         step: 1,
         decision: 'Approve',
+        waitStart: Date.parse('2026-12-01T09:55:00Z'),
         expiresAt: NOW / 1000 + 1800,
         id: 'AAAAAAAAAAAAAAAAAAAAAA',
       },

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { signApprovalToken } from '../../../src/approval/index.ts';
 import type { ApprovalClaims } from '../../../src/approval/index.ts';
-import type { ApprovalStep, Rollout } from '../../../src/api/index.ts';
+import type { ApprovalRecord, ApprovalStep, Person, Rollout } from '../../../src/api/index.ts';
 import { approvalRoutes } from '../../../src/controller/approval-endpoints.ts';
 import type { PlannedEvent } from '../../../src/controller/rollout-reconciler.ts';
 import { Resources } from '../../../src/kube/resources.ts';
@@ -48,6 +48,7 @@ function claims(fields: Partial<ApprovalClaims> = {}): ApprovalClaims {
     name: 'web',
     revision: HASH,
     step: 1,
+    waitStart: Date.parse('2026-12-01T09:55:00Z'),
     decision: 'Approve',
     expiresAt: NOW / 1000 + 1800,
     id: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -57,7 +58,7 @@ function claims(fields: Partial<ApprovalClaims> = {}): ApprovalClaims {
 
 function setup(
   approval: ApprovalStep = {},
-  opts: { keys?: Buffer[]; slack?: boolean; cache?: { stale?: Rollout } } = {},
+  opts: { keys?: Buffer[]; slack?: boolean; cache?: { stale?: Rollout }; people?: Person[] } = {},
 ) {
   const api = new FakeKubeApi();
   api.seed(waitingRollout(approval));
@@ -68,6 +69,7 @@ function setup(
     cached: () => opts.cache?.stale ?? (api.stored(Resources.Rollout, 'ns', 'web') as Rollout),
     keys: () => opts.keys ?? [KEY],
     slackSigningSecret: () => (opts.slack === false ? undefined : SLACK_SECRET),
+    people: () => opts.people ?? [],
     events: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
     now: () => NOW,
     log: { debug() {}, info() {}, warn() {}, error() {} },
@@ -154,6 +156,12 @@ describe('approval links', () => {
       /earlier Rollout/,
     ],
     ['garbage', '/approvals/v1.not-a-token.x', 400, /not valid/],
+    [
+      'a token issued for an earlier wait at the step (before a retry or a rollback)',
+      link(claims({ waitStart: Date.parse('2026-12-01T09:00:00Z') })),
+      409,
+      /issued for an earlier wait at this step; the current wait began at 2026-12-01T09:55:00.000Z \(EarlierWait\)/,
+    ],
   ] as const) {
     it(`refuses ${label} on GET and POST, writing nothing`, async () => {
       const t = setup();
@@ -223,6 +231,41 @@ describe('Slack interactions', () => {
     );
     return t.call('POST', '/slack/interactions', req.body.toString(), req.headers);
   };
+
+  it('a person who approved with kubectl is refused in Slack under their mapped identity', async () => {
+    const alice: Person = { name: 'alice', kubeUser: 'alice', slackUser: 'U0ALICE1' };
+    const step = {
+      minApprovals: 2,
+      approvers: { users: ['alice', 'dave'], slackUsers: ['U0ALICE1'] },
+    };
+    const t = setup(step, { people: [alice] });
+    const byKubectl: ApprovalRecord = {
+      step: 1,
+      revision: HASH,
+      decision: 'Approve',
+      by: 'alice',
+      via: 'plugin',
+      at: new Date(NOW - 1000).toISOString(),
+      ref: 'RolloutApproval/web-1',
+    };
+    await t.api.patchMerge(Resources.Rollout, 'ns', 'web', { status: { approvals: [byKubectl] } });
+    const res = await press(t, 'U0ALICE1');
+    assert.equal(res.status, 200);
+    assert.match(
+      res.body,
+      /U0ALICE1 \(alice\) already decided Approve .* via plugin \(AlreadyDecided\)/,
+    );
+    assert.equal(t.rollout().status?.approvals?.length, 1);
+  });
+
+  it('a Slack approval names the person it was mapped to', async () => {
+    const alice: Person = { name: 'alice', kubeUser: 'alice', slackUser: 'U0ALICE1' };
+    const t = setup({ approvers: { users: ['alice'] } }, { people: [alice] });
+    assert.equal((await press(t, 'U0ALICE1')).status, 200);
+    const [record] = t.rollout().status?.approvals ?? [];
+    assert.equal(record?.by, 'U0ALICE1');
+    assert.equal(record?.person, 'alice');
+  });
 
   it('an allowed Slack user approves; pressing again does not count twice', async () => {
     const t = setup({ approvers: { slackUsers: ['U0ALICE1'] } });

@@ -67,7 +67,7 @@ const requested: PlannedEvent = {
   type: 'Normal',
   reason: 'ApprovalRequested',
   message: 'Rollout is waiting for approval at step 2/2',
-  subject: { step: 1, revision: 'abc123' },
+  subject: { step: 1, revision: 'abc123', waitStart: NOW - 5_000 },
 };
 
 const CHANNELS = 'notifications.stepwise.dev/slack-channel';

@@ -68,7 +68,7 @@ const requested: PlannedEvent = {
   type: 'Normal',
   reason: 'ApprovalRequested',
   message: 'Rollout is waiting for approval at step 2/3',
-  subject: { step: 1, revision: 'abc123' },
+  subject: { step: 1, revision: 'abc123', waitStart: NOW - 5_000 },
 };
 
 const recorded = (record: Partial<ApprovalRecord>): PlannedEvent => {
@@ -110,6 +110,7 @@ describe('notifications from events', () => {
         name: 'web',
         revision: 'abc123',
         step: 1,
+        waitStart: NOW - 5_000,
         decision: 'Approve',
         expiresAt: NOW / 1000 + 1800,
         id: '',
@@ -170,5 +171,16 @@ describe('notifications from events', () => {
     assert.equal(t.notifier.resolved[0]?.outcome.by, 'bob');
     t.bridge.onEvent(rollout(SLACK, { minApprovals: 2 }), recorded({ decision: 'Reject' }));
     assert.equal(t.notifier.resolved.length, 2, 'a rejection settles at once');
+  });
+
+  it('a Slack press and the link of the same message do not close it: one person', () => {
+    const t = setup();
+    const two = rollout(SLACK, { minApprovals: 2 });
+    const press = { ...recorded({ by: 'U0BOB', via: 'slack' }).subject!.record! };
+    two.status = { approvals: [press] };
+    t.bridge.onEvent(two, recorded({ by: 'link:abc', via: 'link' }));
+    assert.equal(t.notifier.resolved.length, 0, 'still one of two: the buttons stay');
+    t.bridge.onEvent(two, recorded({ by: 'U0CAROL', via: 'slack' }));
+    assert.equal(t.notifier.resolved.length, 1);
   });
 });

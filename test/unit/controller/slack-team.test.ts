@@ -69,6 +69,7 @@ const value = signApprovalToken(
     revision: 'abc123',
     step: 0,
     decision: 'Approve',
+    waitStart: Date.parse('2026-12-01T09:55:00Z'),
     expiresAt: NOW / 1000 + 1800,
     id: 'AAAAAAAAAAAAAAAAAAAAAA',
   },

@@ -5,13 +5,9 @@ import assert from 'node:assert/strict';
 import { Sim, rolloutFixture } from '../../fixtures/rollout/sim.ts';
 import type { ApprovalRecord, ApprovalStep, RolloutSpec } from '../../../src/api/index.ts';
 import { MAX_APPROVAL_RECORDS } from '../../../src/api/index.ts';
-import {
-  anyoneMay,
-  judgeApproval,
-  kubeUserAllowed,
-  pruneRecords,
-  slackUserAllowed,
-} from '../../../src/rollout/approval.ts';
+import { anyoneMay, judgeApproval, pruneRecords } from '../../../src/rollout/approval.ts';
+import { admits } from '../../../src/rollout/approval-people.ts';
+import type { Approvers } from '../../../src/api/index.ts';
 import { specProblems } from '../../../src/rollout/validate.ts';
 
 const MINUTE = 60_000;
@@ -370,6 +366,11 @@ describe('validation', () => {
     assert.match(problems(bad)[0] ?? '', /approver/);
   });
 });
+
+const kubeUserAllowed = (a: Approvers, by: string, groups: string[]): boolean =>
+  admits(a, { by, via: 'plugin', groups }, undefined);
+const slackUserAllowed = (a: Approvers, by: string): boolean =>
+  admits(a, { by, via: 'slack' }, undefined);
 
 describe('who may decide through which channel', () => {
   const none = {};

@@ -54,6 +54,7 @@ const token = (id: string) =>
       revision: HASH,
       step: 0,
       decision: 'Approve',
+      waitStart: Date.parse('2026-12-01T09:55:00Z'),
       expiresAt: NOW / 1000 + 1800,
       id,
     },
