@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../api/index.ts';
+import { parseHostList } from '../analysis/providers/index.ts';
 import type { Level } from './logger.ts';
 
 export interface ControllerConfig {
@@ -39,6 +40,11 @@ export interface ControllerConfig {
   readonly instanceId?: string;
   /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
   readonly reclaimMemoryAfterMs: number;
+  /** Where web and Prometheus analysis may connect, beyond the built-in denies (CIDRs, names). */
+  readonly analysisHosts: {
+    readonly allowed: readonly string[];
+    readonly denied: readonly string[];
+  };
 }
 
 /**
@@ -75,6 +81,11 @@ const USAGE = `stepwise-controller [flags]
                              (default 50 / 100; Lease renewals are exempt)
   --reclaim-memory-after D   give memory back to the system after D without work
                              (default 10s; 0 never)
+  --analysis-allowed-hosts L / --analysis-denied-hosts L
+                             comma-separated CIDRs, IPs and host names (*.domain) web and
+                             Prometheus analysis may / may not reach; loopback, link-local and
+                             metadata addresses are denied unless allowed here; the most
+                             specific entry decides
 approvals and notifications:
   --external-bind-address A  host:port of the approval links and Slack interactions (default: off)
   --public-url URL           how people reach that port, for links in notifications
@@ -110,6 +121,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'slack-api-url': { type: 'string' },
       'approval-link-ttl': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
+      'analysis-allowed-hosts': { type: 'string' },
+      'analysis-denied-hosts': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -138,8 +151,20 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
+    analysisHosts: {
+      allowed: hostList('--analysis-allowed-hosts', values['analysis-allowed-hosts']),
+      denied: hostList('--analysis-denied-hosts', values['analysis-denied-hosts']),
+    },
     ...approvalFlags(values),
   };
+}
+
+function hostList(flag: string, v: string | undefined): string[] {
+  try {
+    return parseHostList(v ?? '');
+  } catch (err) {
+    throw new ConfigError(`${flag}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function reclaimAfter(v: string): number {
