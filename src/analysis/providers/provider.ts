@@ -70,8 +70,9 @@ export interface AnalysisProvider {
 export interface ProviderDeps {
   readonly api: KubeApi;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Where web and Prometheus requests may go (the administrator's allow and deny lists). */
-  readonly egress: EgressPolicy;
+  /** Where web and Prometheus requests may go (the administrator's allow and deny lists);
+   *  absent: the built-in denies only. */
+  readonly egress?: EgressPolicy;
 }
 
 /** A metric provider as the registry knows it. Its schema fragment lives in src/api/analysis.ts
