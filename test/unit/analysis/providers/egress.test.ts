@@ -169,12 +169,17 @@ describe('the web provider under the egress policy', () => {
     const followed = await web.measure(metric({ url: `${allowed.origin}/start` }), context());
     assert.equal(message(followed), 'ok: {"at":"there"}');
     const before = denied.connections;
-    const away = await web.measure(metric({ url: `${allowed.origin}/away` }), context());
+    // Not even a plain header goes to another origin: nothing is sent there at all.
+    const away = await web.measure(
+      metric({ url: `${allowed.origin}/away`, headers: [{ key: 'X-Api-Key', value: 'k' }] }),
+      context(),
+    );
     assert.match(
       message(away),
       /redirect to another origin \(http:\/\/127\.0\.0\.2:\d+\) not followed/,
     );
     assert.equal(denied.connections, before);
+    assert.ok(!denied.requests.some((r) => 'x-api-key' in r.headers));
   });
 
   it('follows no redirect at all when a header comes from a Secret', async () => {

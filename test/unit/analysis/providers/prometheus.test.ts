@@ -260,3 +260,23 @@ describe('faults are Error measurements with a clear message', () => {
     assert.equal(prom.seen.length, before);
   });
 });
+
+describe('where the provider may connect', () => {
+  it("a template's address is checked; the administrator's STEPWISE_PROMETHEUS_ADDRESS is not", async () => {
+    // The built-in policy: loopback, where the test server is, is denied.
+    const guarded = { now: () => NOW };
+    const before = prom.seen.length;
+    const templateSet = await prometheusProvider(guarded).measure(
+      metric({ address: prom.url }),
+      context(),
+    );
+    assert.match(failed(templateSet), /host not allowed: 127\.0\.0\.1 is loopback/);
+    assert.equal(prom.seen.length, before, 'nothing was sent');
+    prom.script([vector('1')]);
+    const adminSet = await prometheusProvider({ ...guarded, defaultAddress: prom.url }).measure(
+      { name: 'r', provider: { prometheus: { query: 'up' } } },
+      context(),
+    );
+    assert.deepEqual(ok(adminSet).result, [1]);
+  });
+});
