@@ -155,7 +155,8 @@ IMAGE_OUT ?= .stepwise/image
 image: deps $(NODE_HOME)/bin/node
 	$(TS) image/build.ts --node-home=$(NODE_HOME) --out=$(IMAGE_OUT)
 
-RUN_ARGS ?=
+# Local analysis servers (the demo's Prometheus) are on loopback, denied to analysis by default.
+RUN_ARGS ?= --analysis-allowed-hosts=127.0.0.0/8,::1
 run: build
 	node dist/bundle/controller.mjs $(RUN_ARGS)
 

@@ -149,7 +149,13 @@ async function startDemoController(extra: readonly string[]): Promise<ChildProce
   let child: ChildProcess | undefined;
   const starting = startController({
     identity: IDENTITY,
-    args: ['--leader-elect=false', `--namespace=${NS}`, ...extra],
+    // The demo's Prometheus and web endpoints are on loopback, denied to analysis by default.
+    args: [
+      '--leader-elect=false',
+      `--namespace=${NS}`,
+      '--analysis-allowed-hosts=127.0.0.0/8,::1',
+      ...extra,
+    ],
     launcher: { start: (flags) => (child = launchController(flags)) },
   });
   if (child === undefined) throw new Error('the controller was not launched');

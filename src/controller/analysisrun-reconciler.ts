@@ -3,6 +3,9 @@
  * the measurements `dueMeasurements` asks for (in parallel, each with a timeout), let
  * `reconcileRun` decide the status, apply it to /status (server-side apply, optimistic
  * concurrency), record its events on the run, return when to come back. No analysis logic here.
+ * Every measurement leaves through one Redactor per pass: the values read from Secrets during the
+ * pass are `*****` in its message, value and metadata, and so in status, Events, the Rollout's
+ * messages and notifications, which are all made from them.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, ANALYSIS_RUN_KIND } from '../api/index.ts';
@@ -20,7 +23,13 @@ import type {
   TakenMeasurement,
 } from '../analysis/evaluate/index.ts';
 import type { Clock, EventRecorder, KubeApi, Logger, KubeObject } from '../kube/index.ts';
-import { measurementTimeoutMs, providerName, substituteArgs } from '../analysis/providers/index.ts';
+import {
+  measurementTimeoutMs,
+  providerName,
+  Redactor,
+  substituteArgs,
+} from '../analysis/providers/index.ts';
+import type { SecretSource as ProviderSecrets } from '../analysis/providers/index.ts';
 import type { ProviderName, ProviderRegistry } from '../analysis/providers/index.ts';
 import { resolveRunArgs } from './analysis-sources.ts';
 import { Expectations } from './expectations.ts';
@@ -126,8 +135,11 @@ export class AnalysisRunReconciler implements Reconciler {
 
   async #measure(run: AnalysisRun, now: number, signal: AbortSignal): Promise<TakenMeasurement[]> {
     const due = dueMeasurements(run, now);
-    const args = due.some((d) => d.kind === 'measure') ? await this.#args(run) : undefined;
-    return Promise.all(due.map((d) => this.#take(run, d, args, signal)));
+    const redactor = new Redactor();
+    const secrets = redactor.recording(this.#deps.secrets);
+    const args = due.some((d) => d.kind === 'measure') ? await this.#args(run, secrets) : undefined;
+    const pass = { redactor, secrets };
+    return Promise.all(due.map((d) => this.#take(run, d, args, pass, signal)));
   }
 
   /**
@@ -179,9 +191,12 @@ export class AnalysisRunReconciler implements Reconciler {
   }
 
   /** The run's args, or the Error every measurement of this pass records. */
-  async #args(run: AnalysisRun): Promise<Readonly<Record<string, string>> | Error> {
+  async #args(
+    run: AnalysisRun,
+    secrets: ProviderSecrets,
+  ): Promise<Readonly<Record<string, string>> | Error> {
     try {
-      return await resolveRunArgs(run, this.#deps.secrets);
+      return await resolveRunArgs(run, secrets);
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }
@@ -191,6 +206,7 @@ export class AnalysisRunReconciler implements Reconciler {
     run: AnalysisRun,
     due: DueMeasurement,
     args: Readonly<Record<string, string>> | Error | undefined,
+    pass: { readonly redactor: Redactor; readonly secrets: ProviderSecrets },
     signal: AbortSignal,
   ): Promise<TakenMeasurement> {
     const { clock, evaluate } = this.#deps;
@@ -211,7 +227,8 @@ export class AnalysisRunReconciler implements Reconciler {
               index: measurementIndex(run, due.metric.name),
               keep: retentionLimit(run.spec, due.metric.name),
               args: args instanceof Error ? {} : (args ?? {}),
-              secrets: this.#deps.secrets,
+              secrets: pass.secrets,
+              redactor: pass.redactor,
             },
             timeoutMs: measurementTimeoutMs(
               due.metric,
@@ -241,7 +258,12 @@ export class AnalysisRunReconciler implements Reconciler {
             clock.now(),
           );
     this.#deps.onMeasurement?.(name ?? 'unknown', measurement.phase ?? 'Unknown');
-    return { metricName: due.metric.name, kind: due.kind, measurement };
+    // The one place a measurement leaves: no secret, no more than 1 KiB of any text.
+    return {
+      metricName: due.metric.name,
+      kind: due.kind,
+      measurement: pass.redactor.measurement(measurement),
+    };
   }
 
   /** Returns the run as written. A Conflict (the run changed since we read it) throws. */

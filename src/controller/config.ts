@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../api/index.ts';
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
+import { parseHostList } from '../analysis/providers/index.ts';
 import type { Level } from './logger.ts';
 
 export interface ControllerConfig {
@@ -54,6 +55,11 @@ export interface ControllerConfig {
   /** The identity policy that vouches for RolloutApprovals (identity-policy.ts); `trusted`:
    *  judge them without it. */
   readonly identityPolicy: { readonly name: string; readonly trusted: boolean };
+  /** Where web and Prometheus analysis may connect, beyond the built-in denies (CIDRs, names). */
+  readonly analysisHosts: {
+    readonly allowed: readonly string[];
+    readonly denied: readonly string[];
+  };
 }
 
 /**
@@ -93,6 +99,11 @@ const USAGE = `stepwise-controller [flags]
                              (default 50 / 100; Lease renewals are exempt)
   --reclaim-memory-after D   give memory back to the system after D without work
                              (default 10s; 0 never)
+  --analysis-allowed-hosts L / --analysis-denied-hosts L
+                             comma-separated CIDRs, IPs and host names (*.domain) web and
+                             Prometheus analysis may / may not reach; loopback, link-local and
+                             metadata addresses are denied unless allowed here; the most
+                             specific entry decides
 approvals and notifications:
   --external-bind-address A  host:port of the approval links and Slack interactions (default: off)
   --trusted-proxy-cidrs L    comma list of proxies (the Ingress) whose X-Forwarded-For names
@@ -148,6 +159,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'reclaim-memory-after': { type: 'string' },
       'identity-policy': { type: 'string' },
       'trust-approvals-without-identity-policy': { type: 'boolean' },
+      'analysis-allowed-hosts': { type: 'string' },
+      'analysis-denied-hosts': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -176,12 +189,24 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
+    analysisHosts: {
+      allowed: hostList('--analysis-allowed-hosts', values['analysis-allowed-hosts']),
+      denied: hostList('--analysis-denied-hosts', values['analysis-denied-hosts']),
+    },
     ...approvalFlags(values),
     identityPolicy: {
       name: values['identity-policy'] || DEFAULT_IDENTITY_POLICY,
       trusted: values['trust-approvals-without-identity-policy'] === true,
     },
   };
+}
+
+function hostList(flag: string, v: string | undefined): string[] {
+  try {
+    return parseHostList(v ?? '');
+  } catch (err) {
+    throw new ConfigError(`${flag}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function reclaimAfter(v: string): number {

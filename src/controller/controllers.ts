@@ -100,7 +100,7 @@ export function analysisRunController(d: ControllerDeps): Controller {
       events: d.events,
       clock: d.clock,
       log: d.log,
-      providers: analysisProviders(d.api),
+      providers: analysisProviders(d.api, d.config.analysisHosts),
       secrets: new CachedSecretSource(d.api, d.clock),
       evaluate: conditionEvaluator(),
       onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),

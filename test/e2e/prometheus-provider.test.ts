@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createConditionEvaluator } from '../../src/analysis/expr/index.ts';
-import { prometheusProvider } from '../../src/analysis/providers/index.ts';
+import { EgressPolicy, prometheusProvider } from '../../src/analysis/providers/index.ts';
 import type { MeasureContext, SecretSource } from '../../src/analysis/providers/index.ts';
 import type { ProviderOutcome } from '../../src/analysis/evaluate/index.ts';
 import type { PrometheusMetric } from '../../src/api/index.ts';
@@ -29,7 +29,7 @@ const context = (args: Record<string, string> = {}): MeasureContext => ({
 });
 
 function measure(p: Partial<PrometheusMetric>, args?: Record<string, string>) {
-  return prometheusProvider().measure(
+  return prometheusProvider({ egress: new EgressPolicy({ allowed: ['127.0.0.0/8'] }) }).measure(
     { name: 'm', provider: { prometheus: { address: prometheus.url, query: 'up', ...p } } },
     context(args),
   );

@@ -4,12 +4,14 @@
  * Results as Argo gives them to conditions: a scalar is a number, a vector a list of numbers
  * (one per series), a matrix all samples flattened; Prometheus' "NaN", "+Inf" and "-Inf" are the
  * numbers they name and an empty vector is `[]`, all values to judge, never errors. Anything
- * else the server answers is an Error with what it said.
+ * else the server answers is an Error with what it said. An address a template sets is checked
+ * against the egress policy; the administrator's STEPWISE_PROMETHEUS_ADDRESS is trusted as set.
  */
 import type { Metric, PrometheusMetric } from '../../api/index.ts';
 import { parseGoDuration } from '../../api/duration.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
+import { EgressPolicy } from './egress.ts';
 import { send } from './http.ts';
 import type { MeasureContext, ProviderModule, SynchronousProvider } from './provider.ts';
 import { parseRangeTime } from './range-time.ts';
@@ -21,16 +23,19 @@ export interface PrometheusProviderOptions {
   /** Used when a metric names no address (Argo: ARGO_ROLLOUTS_PROMETHEUS_ADDRESS). */
   readonly defaultAddress?: string;
   readonly now?: () => number;
+  /** Checks addresses set by templates. Default: the built-in denies only. */
+  readonly egress?: EgressPolicy;
 }
 
 export function prometheusProvider(opts: PrometheusProviderOptions = {}): SynchronousProvider {
   const now = opts.now ?? Date.now;
+  const egress = opts.egress ?? new EgressPolicy();
   return {
     async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {
       const p = metric.provider.prometheus;
       if (p === undefined) return { ok: false, message: 'metric has no prometheus provider' };
       try {
-        return await measure(p, ctx, opts.defaultAddress, now());
+        return await measure(p, ctx, { defaultAddress: opts.defaultAddress, egress }, now());
       } catch (err) {
         return { ok: false, message: err instanceof Error ? err.message : String(err) };
       }
@@ -46,15 +51,17 @@ export const prometheus: ProviderModule<'prometheus'> = {
   timeoutMs: (metric) =>
     (metric.provider.prometheus?.timeout || DEFAULT_PROMETHEUS_TIMEOUT_SECONDS) * 1000,
   kinds: [],
-  create: ({ env }) => prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'] }),
+  create: ({ env, egress }) =>
+    prometheusProvider({ defaultAddress: env['STEPWISE_PROMETHEUS_ADDRESS'], egress }),
 };
 
 async function measure(
   p: PrometheusMetric,
   ctx: MeasureContext,
-  defaultAddress: string | undefined,
+  where: { defaultAddress: string | undefined; egress: EgressPolicy },
   nowMs: number,
 ): Promise<ProviderOutcome> {
+  const { defaultAddress } = where;
   const address = substituteArgs(p.address || defaultAddress || '', ctx.args).replace(/\/+$/, '');
   if (address === '') {
     return {
@@ -79,6 +86,8 @@ async function measure(
       timeoutMs: (p.timeout || DEFAULT_PROMETHEUS_TIMEOUT_SECONDS) * 1000,
       insecure: p.insecure,
       what: `Prometheus at ${address}`,
+      // The administrator's own address is exempt; one a template names is checked.
+      egress: p.address ? where.egress : undefined,
     },
     ctx,
   );

@@ -8,6 +8,8 @@ import type { Measurement, Metric } from '../../api/index.ts';
 import type { KubeApi } from '../../kube/kube-api.ts';
 import type { KindAccess } from '../../kube/resources.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
+import type { EgressPolicy } from './egress.ts';
+import type { Redactor } from './redact.ts';
 
 export interface SecretRef {
   readonly name: string;
@@ -32,6 +34,9 @@ export interface MeasureContext {
   readonly keep?: number;
   readonly args: Readonly<Record<string, string>>;
   readonly secrets: SecretSource;
+  /** Knows the pass's secret values (args from Secrets included): a header that carries one
+   *  is a secret header, never sent on a redirect. */
+  readonly redactor?: Redactor;
   /** Aborted on timeout or shutdown; a provider that ignores it is abandoned anyway. */
   readonly signal: AbortSignal;
 }
@@ -65,6 +70,9 @@ export interface AnalysisProvider {
 export interface ProviderDeps {
   readonly api: KubeApi;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where web and Prometheus requests may go (the administrator's allow and deny lists);
+   *  absent: the built-in denies only. */
+  readonly egress?: EgressPolicy;
 }
 
 /** A metric provider as the registry knows it. Its schema fragment lives in src/api/analysis.ts

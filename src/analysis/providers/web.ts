@@ -3,11 +3,12 @@
  * with `{{args.x}}`; headers from Secrets), through the shared axios request with its retries
  * for transport failures, `timeoutSeconds` (default 10) and TLS verification unless `insecure`.
  * A JSON answer is read at `jsonPath` (default `{$}`); any other answer is the raw text, as in
- * Argo. A non-2xx status is an Error.
+ * Argo. A non-2xx status is an Error. Requests go only where the egress policy allows.
  */
 import type { Metric, WebMetric } from '../../api/index.ts';
 import type { ProviderOutcome } from '../evaluate/index.ts';
 import { substituteArgs } from './args.ts';
+import { EgressPolicy } from './egress.ts';
 import { send } from './http.ts';
 import { readJsonPath } from './jsonpath.ts';
 import type { MeasureContext, ProviderModule, SynchronousProvider } from './provider.ts';
@@ -15,17 +16,25 @@ import type { MeasureContext, ProviderModule, SynchronousProvider } from './prov
 /** Argo's default `timeoutSeconds`. */
 export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
 
-export const webProvider: SynchronousProvider = {
-  async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {
-    const web = metric.provider.web;
-    if (web === undefined) return { ok: false, message: 'metric has no web provider' };
-    try {
-      return await measure(web, ctx);
-    } catch (err) {
-      return { ok: false, message: err instanceof Error ? err.message : String(err) };
-    }
-  },
-};
+export interface WebProviderOptions {
+  /** Default: the built-in denies only (no loopback, link-local or metadata addresses). */
+  readonly egress?: EgressPolicy;
+}
+
+export function webProvider(opts: WebProviderOptions = {}): SynchronousProvider {
+  const egress = opts.egress ?? new EgressPolicy();
+  return {
+    async measure(metric: Metric, ctx: MeasureContext): Promise<ProviderOutcome> {
+      const web = metric.provider.web;
+      if (web === undefined) return { ok: false, message: 'metric has no web provider' };
+      try {
+        return await measure(web, ctx, egress);
+      } catch (err) {
+        return { ok: false, message: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}
 
 export const web: ProviderModule<'web'> = {
   name: 'web',
@@ -33,10 +42,14 @@ export const web: ProviderModule<'web'> = {
   timeoutMs: (metric) =>
     (metric.provider.web?.timeoutSeconds || DEFAULT_WEB_TIMEOUT_SECONDS) * 1000,
   kinds: [],
-  create: () => webProvider,
+  create: ({ egress }) => webProvider({ egress }),
 };
 
-async function measure(web: WebMetric, ctx: MeasureContext): Promise<ProviderOutcome> {
+async function measure(
+  web: WebMetric,
+  ctx: MeasureContext,
+  egress: EgressPolicy,
+): Promise<ProviderOutcome> {
   const url = substituteArgs(web.url, ctx.args);
   const body =
     web.jsonBody !== undefined
@@ -54,6 +67,7 @@ async function measure(web: WebMetric, ctx: MeasureContext): Promise<ProviderOut
       timeoutMs: (web.timeoutSeconds || DEFAULT_WEB_TIMEOUT_SECONDS) * 1000,
       insecure: web.insecure,
       what: `web request to ${url}`,
+      egress,
     },
     ctx,
   );

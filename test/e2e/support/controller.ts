@@ -59,6 +59,9 @@ export interface ControllerLauncher {
   killSync?(): void;
 }
 
+/** Lets analysis reach servers on this machine's loopback (denied by default). */
+export const LOOPBACK_ANALYSIS_ALLOWANCE = '--analysis-allowed-hosts=127.0.0.0/8,::1';
+
 export class ControllerProcess {
   readonly logs: LogLine[] = [];
   readonly #child: ChildProcess;
@@ -70,11 +73,17 @@ export class ControllerProcess {
   metricsPort = 0;
 
   constructor(opts: ControllerOptions = {}) {
+    const args = opts.args ?? ['--leader-elect=false'];
     const given = [
       '--metrics-bind-address=127.0.0.1:0',
       '--log-level=debug',
       ...(opts.identity ? [`--identity=${opts.identity}`] : []),
-      ...(opts.args ?? ['--leader-elect=false']),
+      // The tests' analysis servers listen on loopback, which analysis may not reach by default;
+      // a test that gives its own allowance (analysis-guard) keeps it.
+      ...(args.some((a) => a.startsWith('--analysis-allowed-hosts'))
+        ? []
+        : [LOOPBACK_ANALYSIS_ALLOWANCE]),
+      ...args,
     ];
     const added = instanceIdToAdd(given, opts.instanceId);
     const flags = added === undefined ? given : [...given, `--instance-id=${added}`];

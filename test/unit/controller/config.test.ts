@@ -94,6 +94,22 @@ describe('controller configuration', () => {
     assert.equal(parseConfig(['--reclaim-memory-after=0'], {}).reclaimMemoryAfterMs, 0);
   });
 
+  it('analysis hosts: none added by default; lists of CIDRs and names; a bad entry is named', () => {
+    assert.deepEqual(parseConfig([], {}).analysisHosts, { allowed: [], denied: [] });
+    const c = parseConfig(
+      ['--analysis-allowed-hosts=127.0.0.0/8,::1', '--analysis-denied-hosts=10.0.0.0/8, *.corp'],
+      {},
+    );
+    assert.deepEqual(c.analysisHosts, {
+      allowed: ['127.0.0.0/8', '::1'],
+      denied: ['10.0.0.0/8', '*.corp'],
+    });
+    assert.throws(
+      () => parseConfig(['--analysis-denied-hosts=10.0.0.0/40'], {}),
+      /--analysis-denied-hosts: "10.0.0.0\/40" is not a CIDR/,
+    );
+  });
+
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
   });

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Metric, PrometheusMetric } from '../../../../src/api/index.ts';
 import { prometheusProvider } from '../../../../src/analysis/providers/index.ts';
 import type { ProviderOutcome } from '../../../../src/analysis/evaluate/index.ts';
-import { closedPortUrl, context, Endpoint, MemorySecrets } from './support.ts';
+import { closedPortUrl, context, Endpoint, loopbackAllowed, MemorySecrets } from './support.ts';
 
 const NOW = Date.parse('2026-12-03T12:00:00Z');
 let prom: Endpoint;
@@ -17,7 +17,7 @@ const metric = (p: Partial<PrometheusMetric> = {}): Metric => ({
   name: 'rate',
   provider: { prometheus: { address: prom.url, query: 'up', ...p } },
 });
-const provider = prometheusProvider({ now: () => NOW });
+const provider = prometheusProvider({ now: () => NOW, egress: loopbackAllowed });
 const measure = (p: Partial<PrometheusMetric> = {}, args: Record<string, string> = {}) =>
   provider.measure(metric(p), context(args));
 
@@ -233,9 +233,9 @@ describe('faults are Error measurements with a clear message', () => {
     });
   }
 
-  it('a body past 10 MiB is refused, not read into memory', async () => {
-    prom.script([{ body: `{"status":"success","pad":"${'x'.repeat(11 * 1024 * 1024)}"}` }]);
-    assert.match(failed(await measure()), /larger than 10485760 bytes/);
+  it('a body past 1 MiB is refused, not read into memory', async () => {
+    prom.script([{ body: `{"status":"success","pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }]);
+    assert.match(failed(await measure()), /larger than 1048576 bytes/);
   });
 
   it('an unknown arg, no address, a bad range are errors before anything is sent', async () => {
@@ -246,7 +246,7 @@ describe('faults are Error measurements with a clear message', () => {
     );
     assert.match(
       failed(
-        await prometheusProvider().measure(
+        await prometheusProvider({ egress: loopbackAllowed }).measure(
           { name: 'r', provider: { prometheus: { query: 'up' } } },
           context(),
         ),
@@ -258,5 +258,25 @@ describe('faults are Error measurements with a clear message', () => {
       /rangeQuery.start "yesterday" is not a time/,
     );
     assert.equal(prom.seen.length, before);
+  });
+});
+
+describe('where the provider may connect', () => {
+  it("a template's address is checked; the administrator's STEPWISE_PROMETHEUS_ADDRESS is not", async () => {
+    // The built-in policy: loopback, where the test server is, is denied.
+    const guarded = { now: () => NOW };
+    const before = prom.seen.length;
+    const templateSet = await prometheusProvider(guarded).measure(
+      metric({ address: prom.url }),
+      context(),
+    );
+    assert.match(failed(templateSet), /host not allowed: 127\.0\.0\.1 is loopback/);
+    assert.equal(prom.seen.length, before, 'nothing was sent');
+    prom.script([vector('1')]);
+    const adminSet = await prometheusProvider({ ...guarded, defaultAddress: prom.url }).measure(
+      { name: 'r', provider: { prometheus: { query: 'up' } } },
+      context(),
+    );
+    assert.deepEqual(ok(adminSet).result, [1]);
   });
 });

@@ -6,6 +6,7 @@ import type { Metric } from '../../../../src/api/index.ts';
 import {
   PROVIDERS,
   createProviders,
+  EgressPolicy,
   measurementTimeoutMs,
   providerName,
 } from '../../../../src/analysis/providers/index.ts';
@@ -48,7 +49,7 @@ describe('provider registry', () => {
   });
 
   it('builds every provider, by name', () => {
-    const built = createProviders({ api: new FakeKubeApi(), env: {} });
+    const built = createProviders({ api: new FakeKubeApi(), env: {}, egress: new EgressPolicy() });
     assert.deepEqual(Object.keys(built), ['prometheus', 'web', 'job']);
     for (const p of Object.values(built)) assert.equal(typeof p.measure, 'function');
     assert.equal(typeof built.job?.resume, 'function');

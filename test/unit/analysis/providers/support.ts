@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EgressPolicy } from '../../../../src/analysis/providers/index.ts';
 import type {
   MeasureContext,
   SecretRef,
@@ -95,3 +96,6 @@ export function context(
 ): MeasureContext {
   return { namespace: 'ns', run: { name: 'run', uid: 'uid-run' }, index: 1, args, secrets, signal };
 }
+
+/** The tests' endpoints are on loopback, which the built-in policy denies. */
+export const loopbackAllowed = new EgressPolicy({ allowed: ['127.0.0.0/8'] });

@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Metric, WebMetric } from '../../../../src/api/index.ts';
-import { webProvider } from '../../../../src/analysis/providers/index.ts';
+import { webProvider as createWebProvider } from '../../../../src/analysis/providers/index.ts';
 import type { ProviderOutcome } from '../../../../src/analysis/evaluate/index.ts';
-import { closedPortUrl, context, Endpoint, MemorySecrets } from './support.ts';
+import { closedPortUrl, context, Endpoint, loopbackAllowed, MemorySecrets } from './support.ts';
+
+const webProvider = createWebProvider({ egress: loopbackAllowed });
 
 let web: Endpoint;
 before(async () => (web = await Endpoint.start()));
