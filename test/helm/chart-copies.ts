@@ -23,6 +23,10 @@ export function chartCopies(): Map<string, string> {
     join(CHART_DIR, 'files', 'identity-policy.yaml'),
     join(DEPLOY, 'approvals', 'identity-policy.yaml'),
   );
+  copies.set(
+    join(CHART_DIR, 'files', 'status-policy.yaml'),
+    join(DEPLOY, 'approvals', 'status-policy.yaml'),
+  );
   return copies;
 }
 
