@@ -56,6 +56,7 @@ export const Reason = {
   ApprovalRefused: 'ApprovalRefused',
   ApprovalRejected: 'ApprovalRejected',
   ApprovalTimedOut: 'ApprovalTimedOut',
+  ApprovalOverridden: 'ApprovalOverridden',
   // Ours: a Rollout's notification annotations cannot be read.
   NotificationConfigInvalid: 'NotificationConfigInvalid',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.

@@ -142,7 +142,7 @@ export class NotificationBridge {
       (r) => r.revision === record.revision && r.step === record.step && r.decision === 'Approve',
     );
     const approvers = new Set([...earlier.map((r) => r.by), record.by]);
-    const settles = record.decision === 'Reject' || approvers.size >= (step?.minApprovals ?? 1);
+    const settles = record.decision !== 'Approve' || approvers.size >= (step?.minApprovals ?? 1);
     if (!settles) return;
     this.#d.notifier.resolve(
       { uid: rollout.metadata.uid ?? '', revision: record.revision, step: record.step },

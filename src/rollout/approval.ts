@@ -98,6 +98,15 @@ export function takeRequests(i: RequestsInput): RequestsResult {
 /** The event for a recorded decision (also used by the shell for link and Slack decisions). */
 export function recordEvent(r: ApprovalRecord): EventWrite {
   const comment = r.comment ? `: ${r.comment}` : '';
+  if (r.decision === 'Override') {
+    return {
+      kind: 'event',
+      type: 'Warning',
+      reason: Reason.ApprovalOverridden,
+      message: `Approval overridden (break-glass) by ${r.by} via ${r.via} at step ${r.step + 1} of revision ${r.revision}${comment}`,
+      subject: { step: r.step, revision: r.revision, record: r },
+    };
+  }
   const what = r.decision === 'Approve' ? 'Approved' : 'Rejected';
   return {
     kind: 'event',
@@ -184,7 +193,10 @@ function refuse(
       revision: spec.revision,
       step: spec.step,
       by: spec.approver,
-      allowed: (a) => kubeUserAllowed(a, spec.approver, spec.approverGroups ?? []),
+      // Override: the API server admitted it only from a holder of break-glass on the Rollout.
+      allowed: (a) =>
+        spec.decision === 'Override' ||
+        kubeUserAllowed(a, spec.approver, spec.approverGroups ?? []),
     },
     { ...i, records },
   );
@@ -234,7 +246,12 @@ export function pruneRecords(
 }
 
 export type ApprovalOutcome =
-  | { readonly kind: 'approved'; readonly by: readonly string[] }
+  | {
+      readonly kind: 'approved';
+      readonly by: readonly string[];
+      /** Passed by break-glass (an Override record), not by its approvers. */
+      readonly overridden?: boolean;
+    }
   | { readonly kind: 'rejected'; readonly record: ApprovalRecord }
   | { readonly kind: 'waiting'; readonly approvals: number; readonly deadline?: number }
   | { readonly kind: 'timedOut'; readonly action: 'abort' | 'pause'; readonly deadline: number };
@@ -249,6 +266,8 @@ export function judgeApproval(
   const mine = records.filter((r) => r.revision === w.hash && r.step === w.index);
   const rejection = mine.find((r) => r.decision === 'Reject');
   if (rejection !== undefined) return { kind: 'rejected', record: rejection };
+  const override = mine.find((r) => r.decision === 'Override');
+  if (override !== undefined) return { kind: 'approved', by: [override.by], overridden: true };
   const by = [...new Set(mine.filter((r) => r.decision === 'Approve').map((r) => r.by))];
   if (by.length >= (w.step.minApprovals ?? 1)) return { kind: 'approved', by };
   const deadline = approvalDeadline(w.step, startedAt);
