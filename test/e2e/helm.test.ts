@@ -302,6 +302,7 @@ describe('the chart, rendered', () => {
       'notifications.secretName': '',
       replicas: 1,
       'identityPolicy.enabled': false,
+      'statusPolicy.enabled': false,
       'rbac.userRoles': false,
       'crds.install': false,
       'networkPolicy.enabled': false,
