@@ -198,9 +198,12 @@ function refuse(
         spec.decision === 'Override' ||
         kubeUserAllowed(a, spec.approver, spec.approverGroups ?? []),
     },
-    { ...i, records },
+    // An approver who already approved may still override (their approval did not suffice).
+    { ...i, records: spec.decision === 'Override' ? records.filter(isOverride) : records },
   );
 }
+
+const isOverride = (r: ApprovalRecord): boolean => r.decision === 'Override';
 
 /** No approvers named: anyone who can reach a channel may decide (RBAC, a link, the Slack
  *  workspace). Once any are named, only they may, each through the channel that proves who they

@@ -63,6 +63,26 @@ describe('break-glass override', () => {
     assert.deepEqual(sim.rollout.status?.approvals ?? [], []);
   });
 
+  it('an approver whose approval did not suffice may still override, once', () => {
+    const sim = waiting({ minApprovals: 2, approvers: { users: ['alice', 'bob'] } });
+    sim.decide('Approve', 'alice');
+    sim.run();
+    assert.equal(sim.rollout.status?.message, 'AwaitingApproval');
+    const override = sim.decide('Override', 'alice');
+    const again = sim.decide('Override', 'alice');
+    sim.run();
+    assert.equal(sim.approvals.get(override)?.status?.phase, 'Recorded');
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+    assert.deepEqual(
+      sim.rollout.status?.approvals?.map((r) => [r.decision, r.by]),
+      [
+        ['Approve', 'alice'],
+        ['Override', 'alice'],
+      ],
+    );
+    assert.equal(sim.approvals.get(again)?.status?.phase, 'Refused');
+  });
+
   it('judge: an override approves, a rejection still wins over it', () => {
     const wait = { step: { minApprovals: 3 }, index: 1, hash: 'h' };
     assert.deepEqual(judgeApproval(wait, [record('Override', 'oncall')], 0, 1), {
