@@ -195,28 +195,6 @@ after(async () => {
   await controller.kill();
 });
 
-describe('the policies as the API server reads them', () => {
-  it('type-check against the CRDs without warnings', async () => {
-    for (const name of ['stepwise-rollout-status-gate', 'stepwise-rolloutapproval-break-glass']) {
-      const policy = await pollUntil(
-        `policy ${name} type-checked`,
-        async () => {
-          const p = await http.json<{
-            metadata: { generation: number };
-            status?: {
-              observedGeneration?: number;
-              typeChecking?: { expressionWarnings?: unknown[] };
-            };
-          }>('GET', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${name}`);
-          return p.status?.observedGeneration === p.metadata.generation ? p : undefined;
-        },
-        { timeoutMs: 30_000, intervalMs: 200 },
-      );
-      assert.deepEqual(policy.status?.typeChecking?.expressionWarnings ?? [], [], name);
-    }
-  });
-});
-
 describe('a user bound to edit cannot approve through rollouts/status', () => {
   it('refuses a record, promoteFull, a later step index, removing the pause and stableRS, naming the rule', async () => {
     const ns = await editorNamespace('status-gate');
