@@ -12,6 +12,12 @@ import { IntOrString, StringEnum, Strict, Time } from './schema.ts';
 export const Decisions = ['Approve', 'Reject'] as const;
 export type Decision = (typeof Decisions)[number];
 
+/** What a RolloutApproval may ask and a record may hold. `Override` is break-glass: it passes the
+ *  step without its approvers, from a user the API server found holding the `break-glass` verb on
+ *  the Rollout (deploy/approvals/status-policy.yaml); links and Slack never carry it. */
+export const RequestDecisions = [...Decisions, 'Override'] as const;
+export type RequestDecision = (typeof RequestDecisions)[number];
+
 /** How an approval reached the controller. */
 export const ApprovalChannels = ['plugin', 'link', 'slack'] as const;
 export type ApprovalChannel = (typeof ApprovalChannels)[number];
@@ -90,7 +96,7 @@ export const ApprovalStepSchema = Strict(
 export const ApprovalRecordSchema = Strict({
   step: Type.Integer({ minimum: 0, format: 'int32' }),
   revision: Type.String({ description: 'Pod-template hash the decision is for.' }),
-  decision: StringEnum(Decisions),
+  decision: StringEnum(RequestDecisions),
   by: Type.String({ description: 'User name, Slack user ID, or link:<token id>.' }),
   via: StringEnum(ApprovalChannels),
   at: Time,
@@ -116,7 +122,9 @@ export const RolloutApprovalSpecSchema = Strict(
     rolloutName: Type.String({ minLength: 1, maxLength: 253 }),
     revision: Type.String({ minLength: 1, description: 'Pod-template hash being approved.' }),
     step: Type.Integer({ minimum: 0, format: 'int32', description: 'Canary step index.' }),
-    decision: StringEnum(Decisions),
+    decision: StringEnum(RequestDecisions, {
+      description: 'Approve, Reject, or Override (break-glass: needs the break-glass right).',
+    }),
     approver: Type.String({
       minLength: 1,
       description:

@@ -59,6 +59,7 @@ export const Reason = {
   // Ours: a RolloutApproval refused because the identity policy did not vouch for it.
   IdentityPolicyMissing: 'IdentityPolicyMissing',
   PredatesIdentityPolicy: 'PredatesIdentityPolicy',
+  ApprovalOverridden: 'ApprovalOverridden',
   // Ours: a Rollout's notification annotations cannot be read.
   NotificationConfigInvalid: 'NotificationConfigInvalid',
   // Ours: a notification target outside the administrator's map, or past the cap per Rollout.

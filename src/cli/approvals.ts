@@ -5,7 +5,7 @@
  * the API server's (admission policy, RBAC) and the controller's business, never the plugin's.
  */
 import { API_VERSION, ROLLOUT_APPROVAL_KIND } from '../api/keys.ts';
-import type { ApprovalRecord, Decision, RolloutApproval } from '../api/approval.ts';
+import type { ApprovalRecord, RequestDecision, RolloutApproval } from '../api/approval.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { PauseReason } from '../api/reasons.ts';
 import type { Rollout } from '../api/rollout.ts';
@@ -83,7 +83,7 @@ export function pendingApproval(ro: Rollout, now: number): PendingApproval | und
 export function decideApproval(
   ro: Rollout,
   who: Identity,
-  decision: Decision,
+  decision: RequestDecision,
   comment: string | undefined,
   now: number,
 ): ApprovalDecision {
@@ -110,7 +110,7 @@ export function decideApproval(
     apiVersion: API_VERSION,
     kind: ROLLOUT_APPROVAL_KIND,
     metadata: {
-      generateName: `${name.slice(0, 40)}-${decision === 'Approve' ? 'approve' : 'reject'}-`,
+      generateName: `${name.slice(0, 40)}-${decision.toLowerCase()}-`,
       ...(ro.metadata.namespace ? { namespace: ro.metadata.namespace } : {}),
       // Goes with its Rollout (garbage collection), and names it for people reading the list.
       ownerReferences: [
@@ -150,7 +150,9 @@ export function pendingText(p: PendingApproval): string {
 }
 
 export function recordText(r: ApprovalRecord): string {
-  const what = r.decision === 'Approve' ? 'approved' : 'rejected';
+  const what = { Approve: 'approved', Reject: 'rejected', Override: 'overridden (break-glass)' }[
+    r.decision
+  ];
   return `step ${r.step + 1}: ${what} by ${r.by} via ${r.via} at ${r.at}${r.comment ? ` — ${r.comment}` : ''}`;
 }
 

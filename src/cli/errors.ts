@@ -70,7 +70,16 @@ const where = (ns: string | undefined): string =>
 const FORBIDDEN =
   /User "([^"]*)" cannot (\S+) resource "([^"]+)" in API group "[^"]*"(?: in the namespace "([^"]+)"| at the cluster scope)?/;
 
+/** `... is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: why` */
+const POLICY_DENIED =
+  /ValidatingAdmissionPolicy '([^']+)' with binding '[^']*' denied request: (.*)$/s;
+
 export function forbiddenMessage(serverMessage: string | undefined, ctx: RequestContext): string {
+  const denied = serverMessage !== undefined ? POLICY_DENIED.exec(serverMessage) : null;
+  if (denied) {
+    const [, policy = '', why = ''] = denied;
+    return `refused by the API server (admission policy ${policy}): ${why}`;
+  }
   const m = serverMessage !== undefined ? FORBIDDEN.exec(serverMessage) : null;
   if (m) {
     const [, user, verb, resource, ns] = m;

@@ -47,6 +47,14 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
     if (done) return { kind: 'noop', message: `rollout '${name}' is already fully promoted` };
     if (st.promoteFull)
       return { kind: 'noop', message: `rollout '${name}' is already being fully promoted` };
+    const approval = approvalStepAhead(ro);
+    if (approval !== undefined) {
+      // The API server refuses it too (deploy/approvals/status-policy.yaml); said here first.
+      return {
+        kind: 'error',
+        message: `rollout '${name}' has an approval step ahead (step ${approval + 1}), which a full promotion may not skip; approve it with '${cli} approve ${name}' when the rollout waits there (without its approvers only with the break-glass right: '${cli} approve ${name} --break-glass')`,
+      };
+    }
     return {
       kind: 'patch',
       status: { promoteFull: true, pauseConditions: null },
@@ -68,7 +76,7 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
   if (st.pauseConditions?.some((c) => c.reason === PauseReason.AwaitingApproval)) {
     return {
       kind: 'error',
-      message: `rollout '${name}' waits for approval at step ${(index ?? 0) + 1}; use '${cli} approve ${name}' (recorded with your name), or '${cli} promote ${name} --full' to skip all steps`,
+      message: `rollout '${name}' waits for approval at step ${(index ?? 0) + 1}; use '${cli} approve ${name}' (recorded with your name); only the break-glass right passes it without its approvers ('${cli} approve ${name} --break-glass')`,
     };
   }
   if (paused) {
@@ -98,6 +106,14 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
     kind: 'error',
     message: `rollout '${name}' is not paused and has no step left to skip; use '${cli} promote ${name} --full' to finish the update`,
   };
+}
+
+/** The first approval step at or after the current step index, as the status policy reads it. */
+export function approvalStepAhead(ro: Rollout): number | undefined {
+  const from = ro.status?.currentStepIndex ?? 0;
+  const steps = ro.spec.strategy.canary?.steps ?? [];
+  const found = steps.findIndex((s, i) => i >= from && s.approval !== undefined);
+  return found < 0 ? undefined : found;
 }
 
 export function decideAbort(ro: Rollout): Decision {

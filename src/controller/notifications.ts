@@ -171,8 +171,11 @@ export class NotificationBridge {
       Date.parse(pause?.startTime ?? record.at),
       this.#d.people ?? [],
     );
+    // An Override (break-glass) passes the step whoever approved before.
     const settles =
-      counted.rejection !== undefined || counted.by.length >= (step.minApprovals ?? 1);
+      record.decision === 'Override' ||
+      counted.rejection !== undefined ||
+      counted.by.length >= (step.minApprovals ?? 1);
     if (!settles) return;
     this.#d.notifier.resolve(
       { uid: rollout.metadata.uid ?? '', revision: record.revision, step: record.step },

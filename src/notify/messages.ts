@@ -65,7 +65,14 @@ export function slackResolvedMessage(n: Notification, outcome: ApprovalOutcome):
     outcome.via === 'slack' && SLACK_USER_ID.test(outcome.by)
       ? `<@${outcome.by}>`
       : `*${escapeMrkdwn(outcome.by)}*`;
-  const verdict = `${approved ? ':white_check_mark: Approved' : ':no_entry: Rejected'} by ${who} via ${outcome.via} ${slackDate(outcome.at)}.`;
+  const overridden = outcome.decision === 'Override';
+  const said = approved
+    ? 'Approved'
+    : overridden
+      ? 'Approval overridden (break-glass)'
+      : 'Rejected';
+  const icon = approved ? ':white_check_mark:' : overridden ? ':warning:' : ':no_entry:';
+  const verdict = `${icon} ${said} by ${who} via ${outcome.via} ${slackDate(outcome.at)}.`;
   const comment =
     outcome.comment !== undefined && outcome.comment !== ''
       ? `\n> ${escapeMrkdwn(outcome.comment)}`
@@ -74,7 +81,7 @@ export function slackResolvedMessage(n: Notification, outcome: ApprovalOutcome):
     section([headline(n), escapeMrkdwn(n.message)].join('\n')),
     section(`${verdict}${comment}`),
   ];
-  const text = `${plainHeadline(n)}: ${approved ? 'approved' : 'rejected'} by ${escapeMrkdwn(outcome.by)} via ${outcome.via}`;
+  const text = `${plainHeadline(n)}: ${said.toLowerCase()} by ${escapeMrkdwn(outcome.by)} via ${outcome.via}`;
   return { text: clip(text), blocks };
 }
 

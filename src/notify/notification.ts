@@ -2,7 +2,7 @@
  * What the controller tells people about a Rollout, as plain values: the messages for Slack and
  * the webhook document are rendered from this, and nothing here knows about transports.
  */
-import type { Decision } from '../approval/index.ts';
+import type { RequestDecision } from '../api/approval.ts';
 
 export const NotificationKind = {
   AwaitingApproval: 'awaiting-approval',
@@ -55,7 +55,7 @@ export interface Notification {
 
 /** The decision that closes an awaiting-approval message. */
 export interface ApprovalOutcome {
-  readonly decision: Decision;
+  readonly decision: RequestDecision;
   /** Who decided: a Kubernetes user, or a Slack user id for `via: 'slack'`. */
   readonly by: string;
   readonly via: 'plugin' | 'link' | 'slack';

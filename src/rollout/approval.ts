@@ -118,6 +118,15 @@ export function takeRequests(i: RequestsInput): RequestsResult {
 /** The event for a recorded decision (also used by the shell for link and Slack decisions). */
 export function recordEvent(r: ApprovalRecord): EventWrite {
   const comment = r.comment ? `: ${r.comment}` : '';
+  if (r.decision === 'Override') {
+    return {
+      kind: 'event',
+      type: 'Warning',
+      reason: Reason.ApprovalOverridden,
+      message: `Approval overridden (break-glass) by ${r.by} via ${r.via} at step ${r.step + 1} of revision ${r.revision}${comment}`,
+      subject: { step: r.step, revision: r.revision, record: r },
+    };
+  }
   const what = r.decision === 'Approve' ? 'Approved' : 'Rejected';
   return {
     kind: 'event',
@@ -149,6 +158,9 @@ export function refusalFor(
     readonly waitStart?: number;
     /** RolloutApprovals: when it was created (epoch ms, whole seconds). */
     readonly createdAt?: number;
+    /** A break-glass Override: the API server admitted it only from a holder of the right, so
+     *  the step's approvers do not apply. */
+    readonly override?: boolean;
   },
   ctx: {
     readonly rolloutName: string;
@@ -187,7 +199,7 @@ export function refusalFor(
   const people = ctx.people ?? [];
   const by = d.identity.by;
   const person = personOf(d.identity, approvers, people);
-  if (!admits(approvers, d.identity, person)) {
+  if (d.override !== true && !admits(approvers, d.identity, person)) {
     return {
       reason: ApprovalRefusal.NotAnApprover,
       message: `${by} is not among the approvers of step ${d.step + 1} (${describeApprovers(approvers)})`,
@@ -248,10 +260,15 @@ function refuse(
       step: spec.step,
       identity: { by: spec.approver, via: 'plugin', groups: spec.approverGroups ?? [] },
       ...(Number.isNaN(created) ? {} : { createdAt: created }),
+      // Override: the API server admitted it only from a holder of break-glass on the Rollout.
+      override: spec.decision === 'Override',
     },
-    { ...i, records },
+    // An approver who already approved may still override (their approval did not suffice).
+    { ...i, records: spec.decision === 'Override' ? records.filter(isOverride) : records },
   );
 }
+
+const isOverride = (r: ApprovalRecord): boolean => r.decision === 'Override';
 
 export function describeApprovers(a: Approvers): string {
   const parts = [
@@ -279,7 +296,12 @@ export function pruneRecords(
 }
 
 export type ApprovalOutcome =
-  | { readonly kind: 'approved'; readonly by: readonly string[] }
+  | {
+      readonly kind: 'approved';
+      readonly by: readonly string[];
+      /** Passed by break-glass (an Override record), not by its approvers. */
+      readonly overridden?: boolean;
+    }
   | { readonly kind: 'rejected'; readonly record: ApprovalRecord }
   | { readonly kind: 'waiting'; readonly approvals: number; readonly deadline?: number }
   | { readonly kind: 'timedOut'; readonly action: 'abort' | 'pause'; readonly deadline: number };
@@ -298,6 +320,11 @@ export function judgeApproval(
 ): ApprovalOutcome {
   const { rejection, by } = countDecisions(w, records, startedAt, people);
   if (rejection !== undefined) return { kind: 'rejected', record: rejection };
+  // Break-glass passes the step whoever approved (a rejection on record still wins).
+  const override = records.find(
+    (r) => isOverride(r) && r.revision === w.hash && r.step === w.index && inWait(r, startedAt),
+  );
+  if (override !== undefined) return { kind: 'approved', by: [override.by], overridden: true };
   if (by.length >= (w.step.minApprovals ?? 1)) return { kind: 'approved', by };
   const deadline = approvalDeadline(w.step, startedAt);
   if (deadline !== undefined && now >= deadline) {

@@ -150,6 +150,7 @@ before(async () => {
   await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
+  await applyDeployFile('approvals/status-policy.yaml');
   await applyDeployFile('rbac/rbac.yaml');
   kubeconfigs.alice = await userKubeconfig('alice', ['release']);
   kubeconfigs.bob = await userKubeconfig('bob');

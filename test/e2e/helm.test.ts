@@ -305,6 +305,7 @@ describe('the chart, rendered', () => {
       replicas: 1,
       'identityPolicy.enabled': false,
       'jobProviderPolicy.enabled': false,
+      'statusPolicy.enabled': false,
       'rbac.userRoles': false,
       'crds.install': false,
       'networkPolicy.enabled': false,
@@ -373,6 +374,36 @@ describe('the chart, rendered', () => {
         },
       ],
     );
+    // The status policy's verb stays the controller's cluster-wide: a namespaced grant would not
+    // pass the policy's cluster-scope check.
+    const recordApprovals = find<KubeDoc & { subjects: { name: string }[] }>(
+      scoped,
+      'ClusterRoleBinding',
+      'blue-stepwise-controller-record-approvals',
+    );
+    assert.deepEqual(
+      recordApprovals.subjects.map((s) => s.name),
+      ['blue-stepwise-controller'],
+    );
+    assert.ok(
+      !scoped.some(
+        (d) => d.metadata.name === 'blue-stepwise-break-glass' && d.kind === 'ClusterRoleBinding',
+      ),
+    );
+    const breakGlass = await render('stepwise', 'ops', {
+      'breakGlass.subjects[0].kind': 'User',
+      'breakGlass.subjects[0].name': 'oncall',
+      'breakGlass.subjects[0].apiGroup': 'rbac.authorization.k8s.io',
+    });
+    assert.deepEqual(
+      find<KubeDoc & { subjects: unknown[]; roleRef: { name: string } }>(
+        breakGlass,
+        'ClusterRoleBinding',
+        'stepwise-break-glass',
+      ).subjects,
+      [{ kind: 'User', name: 'oncall', apiGroup: 'rbac.authorization.k8s.io' }],
+    );
+
     // The ServiceMonitor selects the metrics Service, and only it.
     const monitor = find<KubeDoc & { spec: { selector: { matchLabels: Record<string, string> } } }>(
       scoped,

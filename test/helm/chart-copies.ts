@@ -27,6 +27,10 @@ export function chartCopies(): Map<string, string> {
     join(CHART_DIR, 'files', 'job-provider-policy.yaml'),
     join(DEPLOY, 'analysis', 'job-provider-policy.yaml'),
   );
+  copies.set(
+    join(CHART_DIR, 'files', 'status-policy.yaml'),
+    join(DEPLOY, 'approvals', 'status-policy.yaml'),
+  );
   return copies;
 }
 

@@ -11,10 +11,19 @@ local function len(list)
 end
 
 local steps = 0
+local steps_list = {}
 if obj.spec.strategy ~= nil and obj.spec.strategy.canary ~= nil then
   steps = len(obj.spec.strategy.canary.steps)
+  steps_list = obj.spec.strategy.canary.steps or {}
 end
 local index = st.currentStepIndex
+-- An approval step at or after the current one: a full promotion may not skip it.
+local approvalAhead = false
+for i, step in ipairs(steps_list) do
+  if i - 1 >= (index or 0) and step.approval ~= nil then
+    approvalAhead = true
+  end
+end
 local midSteps = index ~= nil and index < steps
 local paused = len(st.pauseConditions) > 0
 local observed = st.observedGeneration ~= nil
@@ -43,9 +52,9 @@ actions["promote"] = {
     or not (paused or midSteps),
   ["iconClass"] = "fa fa-fw fa-forward",
 }
--- promote-full: skip to the end of an update still under way.
+-- promote-full: skip to the end of an update still under way, but never past an approval step.
 actions["promote-full"] = {
-  ["disabled"] = gitPaused or done or st.promoteFull == true,
+  ["disabled"] = gitPaused or done or st.promoteFull == true or approvalAhead,
   ["iconClass"] = "fa fa-fw fa-angle-double-right",
 }
 -- abort: only while an update is under way, and once.

@@ -3,9 +3,12 @@
  * for the step the Rollout waits at, as the user the API server says we are, then wait for the
  * controller's answer (Recorded, or Refused with its reason). The API server refuses an
  * approval that claims to be someone else (deploy/approvals/identity-policy.yaml).
+ * `approve --break-glass` asks for decision Override: the step passes without its approvers, and
+ * the API server admits it only from a holder of the break-glass right
+ * (deploy/approvals/status-policy.yaml); the controller records it with the user's name.
  */
 import type { Command } from 'commander';
-import type { Decision, RolloutApproval } from '../../api/approval.ts';
+import type { RequestDecision, RolloutApproval } from '../../api/approval.ts';
 import { decideApproval } from '../approvals.ts';
 import type { KubeClient, WatchStream } from '../client.ts';
 import { println, type CliDeps } from '../context.ts';
@@ -14,10 +17,16 @@ import { clientFor, nameArgument, parseDurationFlag, toError, type Registrar } f
 
 const MAX_COMMENT = 1024;
 
+interface ApproveOptions {
+  comment?: string;
+  timeout: string;
+  breakGlass?: boolean;
+}
+
 export const registerApprove: Registrar = (program, deps, act) => {
   for (const decision of ['Approve', 'Reject'] as const) {
     const verb = decision === 'Approve' ? 'approve' : 'reject';
-    program
+    const command = program
       .command(verb)
       .description(
         decision === 'Approve'
@@ -26,20 +35,27 @@ export const registerApprove: Registrar = (program, deps, act) => {
       )
       .addArgument(nameArgument('rollout'))
       .option('-c, --comment <text>', 'why (kept in the rollout status)')
-      .option('-t, --timeout <duration>', "how long to wait for the controller's answer", '30s')
-      .action(
-        act(async (name: string, opts: { comment?: string; timeout: string }, cmd: Command) => {
-          const timeoutMs = parseDurationFlag(opts.timeout);
-          if (timeoutMs === undefined) {
-            throw new CliError(`invalid --timeout "${opts.timeout}": use a duration like 30s`);
-          }
-          if ((opts.comment?.length ?? 0) > MAX_COMMENT) {
-            throw new CliError(`--comment must be at most ${MAX_COMMENT} characters`);
-          }
-          const { client, namespace } = await clientFor(deps, cmd);
-          return decide(deps, client, namespace, name, decision, opts.comment, timeoutMs);
-        }),
+      .option('-t, --timeout <duration>', "how long to wait for the controller's answer", '30s');
+    if (decision === 'Approve') {
+      command.option(
+        '--break-glass',
+        'pass the step without its approvers (needs the break-glass right; recorded with your name)',
       );
+    }
+    command.action(
+      act(async (name: string, opts: ApproveOptions, cmd: Command) => {
+        const timeoutMs = parseDurationFlag(opts.timeout);
+        if (timeoutMs === undefined) {
+          throw new CliError(`invalid --timeout "${opts.timeout}": use a duration like 30s`);
+        }
+        if ((opts.comment?.length ?? 0) > MAX_COMMENT) {
+          throw new CliError(`--comment must be at most ${MAX_COMMENT} characters`);
+        }
+        const { client, namespace } = await clientFor(deps, cmd);
+        const asked = opts.breakGlass ? 'Override' : decision;
+        return decide(deps, client, namespace, name, asked, opts.comment, timeoutMs);
+      }),
+    );
   }
 };
 
@@ -48,7 +64,7 @@ async function decide(
   client: KubeClient,
   namespace: string,
   name: string,
-  decision: Decision,
+  decision: RequestDecision,
   comment: string | undefined,
   timeoutMs: number,
 ): Promise<number> {
@@ -57,7 +73,9 @@ async function decide(
   if (planned.kind === 'error') throw new CliError(planned.message);
   const created = await client.createRolloutApproval(namespace, planned.body);
   const answer = await answerOf(client, namespace, created, timeoutMs);
-  const what = decision === 'Approve' ? 'approval' : 'rejection';
+  const what = { Approve: 'approval', Reject: 'rejection', Override: 'break-glass override' }[
+    decision
+  ];
   const step = planned.body.spec.step + 1;
   if (answer?.status?.phase === 'Recorded') {
     println(deps, `${what} of rollout '${name}' step ${step} recorded as ${who.username}`);

@@ -34,7 +34,7 @@ export function approvalStepDecision(
     case 'approved': {
       const resumed = normal(
         Reason.RolloutResumed,
-        `Rollout is resumed (approved by ${outcome.by.join(', ')})`,
+        `Rollout is resumed (${outcome.overridden ? 'approval overridden' : 'approved'} by ${outcome.by.join(', ')})`,
       );
       return completed(pause !== undefined ? [resumed] : [], unpaused);
     }

@@ -50,6 +50,11 @@ const PLUGIN: Record<ActionName, (ro: Rollout) => Decision> = {
 /** As the API server would serve it: plain JSON, no undefined keys. */
 const json = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 
+/** The fixture's steps with an approval step where the second pause step was. */
+const withApprovalStep: Partial<Rollout['spec']> = {
+  strategy: { canary: { steps: [{ setWeight: 25 }, { approval: {} }, { setWeight: 50 }] } },
+};
+
 type Expect = { patch: object } | { noop: true } | { error: RegExp };
 
 /** Runs an action as Argo CD would and returns the status patch it leads to. */
@@ -161,6 +166,13 @@ const cases: Record<ActionName, Case[]> = {
       obj: rollout(pausedAtStep, { paused: true }),
       expect: { error: /spec\.paused/ },
     },
+    {
+      name: 'an approval step ahead: refuses, pointing at approve (the API server would refuse)',
+      obj: rollout(awaitingApproval, withApprovalStep),
+      expect: {
+        error: /has an approval step ahead \(step 2\), which a full promotion may not skip/,
+      },
+    },
   ],
   abort: [
     {
@@ -251,6 +263,11 @@ const discoveryCases: DiscoveryCase[] = [
     enabled: ['promote-full', 'abort'],
   },
   {
+    name: 'awaiting approval at an approval step: no full promotion past it',
+    obj: rollout(awaitingApproval, withApprovalStep),
+    enabled: ['abort'],
+  },
+  {
     name: 'paused by a person (resume is the plugin’s)',
     obj: rollout(pausedByUser),
     enabled: ['promote-full', 'abort'],
@@ -305,7 +322,8 @@ describe('discovery.lua', { skip }, () => {
 const arbitraryRollout: fc.Arbitrary<Rollout> = fc
   .record({
     hasStatus: fc.boolean(),
-    steps: fc.integer({ min: 0, max: 4 }),
+    // true: an approval step (a full promotion may not skip it), false: a setWeight step.
+    steps: fc.array(fc.boolean(), { maxLength: 4 }),
     specPaused: fc.option(fc.boolean(), { nil: undefined }),
     status: fc.record(
       {
@@ -332,7 +350,11 @@ const arbitraryRollout: fc.Arbitrary<Rollout> = fc
       rollout(hasStatus ? (status as RolloutStatus) : undefined, {
         ...(specPaused !== undefined ? { paused: specPaused } : {}),
         strategy: {
-          canary: { steps: Array.from({ length: steps }, (_, i) => ({ setWeight: 10 * (i + 1) })) },
+          canary: {
+            steps: steps.map((approval, i) =>
+              approval ? { approval: {} } : { setWeight: 10 * (i + 1) },
+            ),
+          },
         },
       }),
     ),

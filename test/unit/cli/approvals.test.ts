@@ -76,7 +76,33 @@ describe('approve and reject', () => {
     const d = decidePromote(waiting({}), { full: false });
     assert.equal(d.kind, 'error');
     assert.match(d.message, /waits for approval at step 2; use 'kubectl stepwise approve web'/);
-    assert.equal(decidePromote(waiting({}), { full: true }).kind, 'patch', '--full still skips');
+    assert.doesNotMatch(d.message, /--full/, 'no longer advises skipping the approval');
+    assert.match(d.message, /approve web --break-glass/);
+  });
+
+  it('promote --full refuses while an approval step is at or after the current step', () => {
+    const full = decidePromote(waiting({}), { full: true });
+    assert.equal(full.kind, 'error');
+    assert.match(
+      full.message,
+      /has an approval step ahead \(step 2\), which a full promotion may not skip/,
+    );
+    const before = waiting({}, { currentStepIndex: 0, pauseConditions: [] });
+    assert.equal(decidePromote(before, { full: true }).kind, 'error');
+    const past = waiting({}, { currentStepIndex: 2, pauseConditions: [] });
+    assert.deepEqual(decidePromote(past, { full: true }), {
+      kind: 'patch',
+      status: { promoteFull: true, pauseConditions: null },
+      message: "rollout 'web' fully promoted",
+    });
+  });
+
+  it('approve --break-glass creates an Override, named as such', () => {
+    const d = decideApproval(waiting({}), alice, 'Override', undefined, NOW);
+    assert.equal(d.kind, 'create');
+    if (d.kind !== 'create') return;
+    assert.equal(d.body.spec.decision, 'Override');
+    assert.equal(d.body.metadata.generateName, 'web-override-');
   });
 });
 

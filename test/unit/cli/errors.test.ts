@@ -53,6 +53,22 @@ test('403: the server message becomes "forbidden: user ... cannot VERB RESOURCE 
   assert.equal(watch.message, 'forbidden: cannot watch pods in namespace "ns"');
 });
 
+test('403 from an admission policy: the policy and its message, on one line', () => {
+  const err = toCliError(
+    apiError(403, {
+      message:
+        "rollouts.stepwise.dev \"web\" is forbidden: ValidatingAdmissionPolicy 'stepwise-rollout-status-gate' with binding 'stepwise-rollout-status-gate' denied request: status.promoteFull: step 2 or a later one is an approval step; full promotion would skip it (rule promote-full-skips-approval)",
+      reason: 'Invalid',
+      code: 403,
+    }),
+    patchCtx,
+  );
+  assert.equal(
+    err.message,
+    'refused by the API server (admission policy stepwise-rollout-status-gate): status.promoteFull: step 2 or a later one is an approval step; full promotion would skip it (rule promote-full-skips-approval)',
+  );
+});
+
 test('404: a missing rollout vs. a missing CRD', () => {
   const missing = toCliError(
     apiError(404, {

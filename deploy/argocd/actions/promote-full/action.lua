@@ -12,8 +12,10 @@ local function len(list)
 end
 
 local steps = 0
+local steps_list = {}
 if obj.spec.strategy ~= nil and obj.spec.strategy.canary ~= nil then
   steps = len(obj.spec.strategy.canary.steps)
+  steps_list = obj.spec.strategy.canary.steps or {}
 end
 local index = st.currentStepIndex
 local midSteps = index ~= nil and index < steps
@@ -34,6 +36,16 @@ end
 if st.promoteFull == true then
   -- already being fully promoted
   return obj
+end
+-- The API server refuses to skip an approval step (deploy/approvals/status-policy.yaml).
+local from = index or 0
+for i, step in ipairs(steps_list) do
+  if i - 1 >= from and step.approval ~= nil then
+    error("rollout '" .. name .. "' has an approval step ahead (step " .. tostring(i)
+      .. "), which a full promotion may not skip; approve it with 'kubectl stepwise approve "
+      .. name .. "' when the rollout waits there (without its approvers only with the "
+      .. "break-glass right: 'kubectl stepwise approve " .. name .. " --break-glass')", 0)
+  end
 end
 if obj.status == nil then
   obj.status = {}

@@ -47,8 +47,9 @@ end
 if awaitingApproval then
   -- An approval step counts people, not promotions: a cleared pause would only come back.
   error("rollout '" .. name .. "' waits for approval at step " .. tostring((index or 0) + 1)
-    .. "; approve it with 'kubectl stepwise approve " .. name .. "' (recorded with your name), "
-    .. "or run promote-full to skip all steps", 0)
+    .. "; approve it with 'kubectl stepwise approve " .. name .. "' (recorded with your name); "
+    .. "only the break-glass right passes it without its approvers ('kubectl stepwise approve "
+    .. name .. " --break-glass')", 0)
 end
 if paused then
   obj.status.pauseConditions = nil
