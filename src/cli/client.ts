@@ -14,7 +14,7 @@ import {
   VERSION,
 } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
-import { CliError, toCliError, type RequestContext } from './errors.ts';
+import { CliError, httpStatusOf, toCliError, type RequestContext } from './errors.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { checkName } from './names.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
@@ -98,6 +98,21 @@ function checkRequestNames(ctx: Omit<RequestContext, 'server'>): void {
   }
 }
 
+/** As client-go does, a 429 (the API server shedding load, or its storage still initialising
+ *  right after a CRD is installed) is tried again after the Retry-After it names, a few times. */
+const MAX_THROTTLE_RETRIES = 5;
+const MAX_RETRY_AFTER_MS = 5_000;
+
+/** How long to wait before trying a throttled request again; undefined: not throttled. */
+export function throttleDelayMs(err: unknown): number | undefined {
+  if (httpStatusOf(err) !== 429) return undefined;
+  const headers = (err as { headers?: Record<string, string | undefined> }).headers;
+  const seconds = Number(headers?.['retry-after'] ?? 1);
+  return Number.isFinite(seconds) && seconds >= 0
+    ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS)
+    : 1000;
+}
+
 const isAbort = (err: unknown): boolean =>
   err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 
@@ -125,10 +140,16 @@ export async function connect(
   const call = async <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>): Promise<T> => {
     // Every request passes here: no name reaches a URL unchecked, whichever command sent it.
     checkRequestNames(ctx);
-    try {
-      return await fn();
-    } catch (err) {
-      throw toCliError(err, { server, ...ctx });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const wait = throttleDelayMs(err);
+        if (wait === undefined || attempt >= MAX_THROTTLE_RETRIES) {
+          throw toCliError(err, { server, ...ctx });
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
   };
   const list = <T>(raw: unknown): ObjectList<T> => {

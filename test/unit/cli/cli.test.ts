@@ -295,6 +295,24 @@ test('errors are one line: not found, forbidden, no CRD, unreachable, bad contex
   assert.deepEqual(flag, { code: 1, out: '', err: "Error: unknown option '--bogus'\n" });
 });
 
+test('a busy API server (429, Retry-After) is asked again, as kubectl does, a few times', async () => {
+  let before = api.requests.length;
+  const calm = await cli(['get', 'rollout', 'web']);
+  const requests = api.requests.length - before;
+  api.throttled = 2;
+  before = api.requests.length;
+  const busy = await cli(['get', 'rollout', 'web']);
+  assert.equal(busy.code, 0, busy.err);
+  assert.equal(busy.out, calm.out);
+  assert.equal(api.requests.length - before, requests + 2, 'each throttled request asked again');
+
+  api.throttled = 100;
+  const overloaded = await cli(['get', 'rollout', 'web']);
+  api.throttled = 0;
+  assert.equal(overloaded.code, 1);
+  assert.match(overloaded.err, /HTTP 429: storage is \(re\)initializing/);
+});
+
 test('--context picks the context namespace; -n wins', async () => {
   const other = await cli(['list', '--context', 'other']);
   assert.equal(other.err, 'No resources found in other namespace.\n');

@@ -104,6 +104,9 @@ export class FakeApiServer {
   forbid: ((method: string, path: string) => boolean) | undefined;
   /** Answer the next N status patches with 409 Conflict. */
   conflicts = 0;
+  /** Answer the next N requests with 429 and Retry-After: 0 (the API server busy or its storage
+   *  still initialising, as right after a CRD is installed). */
+  throttled = 0;
   user = 'jane';
   lastHeaders: IncomingHttpHeaders = {};
   private readonly server: Server;
@@ -206,6 +209,12 @@ current-context: fake
     const send = (code: number, body: object): void => {
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
+    if (this.throttled > 0) {
+      this.throttled--;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify(status(429, 'TooManyRequests', 'storage is (re)initializing')));
+      return;
+    }
     const m = ROUTE.exec(url.pathname);
     if (!m)
       return send(404, status(404, 'NotFound', 'the server could not find the requested resource'));
