@@ -62,9 +62,14 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
     };
   }
   if (st.abort) {
+    // --full is no way out where an approval step lies ahead: the status policy refuses it.
+    const orFull =
+      approvalStepAhead(ro) === undefined
+        ? ` or '${cli} promote ${name} --full' to skip to the end`
+        : '';
     return {
       kind: 'error',
-      message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update or '${cli} promote ${name} --full' to skip to the end`,
+      message: `rollout '${name}' is aborted; use '${cli} retry rollout ${name}' to restart the update${orFull}`,
     };
   }
   if (st.pauseConditions?.some((c) => c.reason === PauseReason.PausedByUser)) {

@@ -78,11 +78,22 @@ test('promote refuses an aborted rollout (retry or --full instead)', () => {
     full: false,
   });
   assert.equal(d.kind, 'error');
-  assert.match(d.message, /is aborted; use 'kubectl stepwise retry rollout web'/);
+  assert.match(d.message, /is aborted; use 'kubectl stepwise retry rollout web'.* --full/);
   assert.equal(
     decidePromote(rollout({ ...pausedStatus, abort: true }), { full: true }).kind,
     'patch',
   );
+});
+
+test('an aborted rollout with an approval step ahead is not pointed at --full (the status policy refuses it)', () => {
+  const gated = rollout(
+    { ...pausedStatus, abort: true, pauseConditions: [] },
+    { strategy: { canary: { steps: [{ setWeight: 20 }, { approval: {} }, { setWeight: 50 }] } } },
+  );
+  const d = decidePromote(gated, { full: false });
+  assert.equal(d.kind, 'error');
+  assert.match(d.message, /is aborted; use 'kubectl stepwise retry rollout web' to restart/);
+  assert.doesNotMatch(d.message, /--full/);
 });
 
 test('promote with nothing to do explains; an unobserved spec asks to wait', () => {
