@@ -4,42 +4,20 @@
 // create Jobs is not; a ClusterAnalysisTemplate needs Jobs in every namespace; updates that leave
 // the job metrics as they were pass; the controller's own ClusterRole may create such runs.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { loadAll } from 'js-yaml';
 import type { AnalysisTemplate, Metric } from '../../src/api/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import type { KubeResponse } from '../cluster/kube-http.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
-import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { applyDeployFile } from './support/deploy-files.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { http, installCrds } from './support/rollouts.ts';
 
 const GROUP = '/apis/stepwise.dev/v1alpha1';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const RULE = 'stepwise-analysis-job-provider';
-
-/** Server-side applies the cluster-scoped objects of `kinds` in a YAML file of deploy/. */
-async function applyDeployFile(path: string, kinds: Record<string, string>): Promise<void> {
-  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string };
-  }[];
-  for (const doc of docs) {
-    const plural = kinds[doc.kind];
-    if (plural === undefined) continue;
-    await http.json(
-      'PATCH',
-      `/apis/${doc.apiVersion}/${plural}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
-      doc,
-      'application/apply-patch+yaml',
-    );
-  }
-}
 
 const jobMetric = (image = 'registry.invalid/smoke:1'): Metric => ({
   name: 'smoke',

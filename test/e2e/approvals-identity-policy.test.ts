@@ -4,16 +4,15 @@
 // Rollout says it) and the Rollout keeps waiting; one made before the binding existed is refused
 // too (PredatesIdentityPolicy); one made once it is in force counts.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAll } from 'js-yaml';
 import type { RolloutApproval } from '../../src/api/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { applyDeployFile } from './support/deploy-files.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
@@ -35,33 +34,9 @@ const GROUP = '/apis/stepwise.dev/v1alpha1';
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const POLICY = 'stepwise-rolloutapproval-identity';
 const BIN = join(REPO_ROOT, '.stepwise', 'bin');
-const PLURALS: Record<string, string> = {
-  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-  ClusterRole: 'clusterroles',
-};
-
 let aliceConfig = '';
 let alice: KubeHttp;
 let controller: ControllerProcess | undefined;
-
-async function applyDeployFile(path: string): Promise<void> {
-  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string };
-  }[];
-  for (const doc of docs) {
-    const plural = PLURALS[doc.kind];
-    if (plural === undefined) continue;
-    await http.json(
-      'PATCH',
-      `/apis/${doc.apiVersion}/${plural}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
-      doc,
-      'application/apply-patch+yaml',
-    );
-  }
-}
 
 async function removeIdentityPolicy(): Promise<void> {
   for (const plural of ['validatingadmissionpolicybindings', 'validatingadmissionpolicies']) {

@@ -3,11 +3,10 @@
 // requests from the Slack double's channel, links come from the controller's own notification,
 // and the controller runs with a cluster-wide --approval-people file.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAll } from 'js-yaml';
 import type { ApprovalStep, Rollout, RolloutApproval } from '../../src/api/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
@@ -21,6 +20,7 @@ import {
   signedSlackInteraction,
 } from '../fixtures/slack-api-double.ts';
 import type { RecordedCall } from '../fixtures/slack-api-double.ts';
+import { applyDeployFile, bindApprover } from './support/deploy-files.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
@@ -55,41 +55,6 @@ const pluginAs = (user: string, args: string[]) =>
   kubectl(['stepwise', ...args], {
     env: { KUBECONFIG: kubeconfigs[user], PATH: `${BIN}:${process.env.PATH ?? ''}` },
   });
-
-async function applyDeployFile(path: string): Promise<void> {
-  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string };
-  }[];
-  const plural: Record<string, string> = {
-    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-    ClusterRole: 'clusterroles',
-  };
-  for (const doc of docs) {
-    const kind = plural[doc.kind];
-    if (kind === undefined) continue;
-    await http.json(
-      'PATCH',
-      `/apis/${doc.apiVersion}/${kind}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
-      doc,
-      'application/apply-patch+yaml',
-    );
-  }
-}
-
-async function bindApprover(ns: string, user: string): Promise<void> {
-  await http.json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-    metadata: { name: `approver-${user}` },
-    roleRef: {
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name: 'stepwise-approver',
-    },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-  });
-}
 
 /** A RolloutApproval created as `user` (the identity policy checks it is them). */
 async function approveAs(user: string, ns: string, r: Rollout): Promise<RolloutApproval> {

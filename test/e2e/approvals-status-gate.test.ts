@@ -6,16 +6,15 @@
 // by the custom verb record-approvals, not by cluster-admin. Break-glass goes through a
 // RolloutApproval with decision Override, recorded with the user's name.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAll } from 'js-yaml';
 import type { ApprovalRecord, Rollout, RolloutApproval } from '../../src/api/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { applyDeployFile } from './support/deploy-files.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
@@ -44,30 +43,6 @@ const pluginAs = (user: string, args: string[]) =>
   kubectl(['stepwise', ...args], {
     env: { KUBECONFIG: kubeconfigs[user], PATH: `${BIN}:${process.env.PATH ?? ''}` },
   });
-
-/** Server-side applies the cluster-scoped policies and ClusterRoles of a file in deploy/. */
-async function applyDeployFile(path: string): Promise<void> {
-  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string };
-  }[];
-  const plural: Record<string, string> = {
-    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-    ClusterRole: 'clusterroles',
-  };
-  for (const doc of docs) {
-    const kind = plural[doc.kind];
-    if (kind === undefined) continue;
-    await http.json(
-      'PATCH',
-      `/apis/${doc.apiVersion}/${kind}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
-      doc,
-      'application/apply-patch+yaml',
-    );
-  }
-}
 
 const subject = (user: string) => ({
   apiGroup: 'rbac.authorization.k8s.io',

@@ -3,10 +3,8 @@
 // be someone else, RBAC (deploy/rbac: stepwise-approver) lets people approve without editing
 // Rollouts, and the controller records, refuses, times out and aborts.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAll } from 'js-yaml';
 import type { ApprovalStep, Rollout, RolloutApproval } from '../../src/api/index.ts';
 import { newTokenId, signApprovalToken } from '../../src/approval/index.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
@@ -21,6 +19,7 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { applyDeployFile, bindApprover } from './support/deploy-files.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
@@ -58,42 +57,6 @@ let controller: ControllerProcess;
 let slack: SlackApiDouble;
 let external = '';
 const people: Record<'alice' | 'bob' | 'carol', KubeHttp> = {} as never;
-
-/** Server-side applies every object of a YAML file in deploy/ (cluster-scoped ones only). */
-async function applyDeployFile(path: string): Promise<void> {
-  const docs = loadAll(await readFile(join(REPO_ROOT, 'deploy', path), 'utf8')) as {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string; namespace?: string };
-  }[];
-  const plural: Record<string, string> = {
-    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-    ClusterRole: 'clusterroles',
-  };
-  for (const doc of docs) {
-    const kind = plural[doc.kind];
-    if (kind === undefined) continue;
-    await http.json(
-      'PATCH',
-      `/apis/${doc.apiVersion}/${kind}/${doc.metadata.name}?fieldManager=stepwise-tests&force=true`,
-      doc,
-      'application/apply-patch+yaml',
-    );
-  }
-}
-
-async function bindApprover(ns: string, user: string): Promise<void> {
-  await http.json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-    metadata: { name: `approver-${user}` },
-    roleRef: {
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name: 'stepwise-approver',
-    },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-  });
-}
 
 function approvalBody(
   rollout: string,
