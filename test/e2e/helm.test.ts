@@ -350,6 +350,8 @@ describe('the chart, rendered', () => {
       '--burst=100',
       '--namespace=apps',
       '--instance-id=blue',
+      // The release's own identity policy (the chart names it after the release).
+      '--identity-policy=blue-stepwise-rolloutapproval-identity',
       '--public-url=https://stepwise.example.com',
     ]);
     // One namespace watched: the rules hold there only, plus reading cluster templates.
