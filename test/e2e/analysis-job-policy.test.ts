@@ -94,7 +94,7 @@ let jobber: KubeHttp;
 
 before(async () => {
   // helm.test.ts installs and uninstalls the same cluster-scoped objects.
-  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
   await installCrds();
   await applyDeployFile('analysis/job-provider-policy.yaml', {
     ValidatingAdmissionPolicy: 'validatingadmissionpolicies',

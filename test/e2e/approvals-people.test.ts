@@ -186,7 +186,7 @@ function pressApprove(userId: string, token: string): Promise<Response> {
 const post = (url: string) => fetch(url, { method: 'POST' });
 
 before(async () => {
-  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
   await applyDeployFile('rbac/rbac.yaml');

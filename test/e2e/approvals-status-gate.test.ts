@@ -135,7 +135,7 @@ async function editorNamespace(prefix: string): Promise<string> {
 }
 
 before(async () => {
-  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
   await applyDeployFile('approvals/status-policy.yaml');

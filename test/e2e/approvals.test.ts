@@ -110,7 +110,7 @@ async function waitingRollout(
 
 before(async () => {
   // helm.test.ts uninstalls what these two files apply: the two never run at once.
-  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS);
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
   await installCrds();
   await applyDeployFile('approvals/identity-policy.yaml');
   await applyDeployFile('approvals/status-policy.yaml');
