@@ -233,6 +233,11 @@ async function main(): Promise<void> {
     'crd/analysisruns.stepwise.dev',
     '--timeout=30s',
   );
+  say(
+    'The admission policies a real install has: a RolloutApproval must name its creator, and only',
+    'the controller records approvals (without them the controller refuses plugin approvals):',
+  );
+  await kubectl('apply', '--server-side', '-f', 'deploy/approvals/');
   await installGatewayApi();
 
   section('2. The controller');
@@ -393,7 +398,7 @@ async function main(): Promise<void> {
   say(
     '',
     'To try it by hand: make cluster-up plugin && source .stepwise/cluster.env &&',
-    'export PATH=$PWD/.stepwise/bin:$PATH && kubectl apply --server-side -f deploy/crds/, then',
+    'export PATH=$PWD/.stepwise/bin:$PATH && kubectl apply --server-side -f deploy/crds/ -f deploy/approvals/, then',
     '`make run` in one terminal and the commands above in another; make cluster-down at the end.',
   );
   if (sharedCluster) {
