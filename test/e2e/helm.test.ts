@@ -374,6 +374,12 @@ describe('the chart, rendered', () => {
           resources: ['clusteranalysistemplates'],
           verbs: ['get', 'list', 'watch'],
         },
+        // The identity policy's presence is checked at start-up and every 10 s (cluster-scoped).
+        {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+          verbs: ['get'],
+        },
       ],
     );
     // The status policy's verb stays the controller's cluster-wide: a namespaced grant would not
