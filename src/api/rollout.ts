@@ -127,6 +127,53 @@ export const CanaryStrategySchema = Strict({
   analysis: Type.Optional(BackgroundAnalysisSchema),
 });
 
+/** Argo's anti-affinity for a blue-green update: the new pods avoid the nodes of the stable
+ *  ones. Exactly one of the two. */
+export const AntiAffinitySchema = Strict(
+  {
+    preferredDuringSchedulingIgnoredDuringExecution: Type.Optional(
+      Strict({ weight: Type.Integer({ minimum: 1, maximum: 100, format: 'int32' }) }),
+    ),
+    requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(Strict({})),
+  },
+  { minProperties: 1, maxProperties: 1, description: 'Exactly one of the two.' },
+);
+
+export const BlueGreenStrategySchema = Strict({
+  activeService: Type.String({
+    minLength: 1,
+    description: 'The Service that serves users; switched to the new version on promotion.',
+  }),
+  previewService: Type.Optional(
+    Type.String({ description: 'The Service that selects the new version before promotion.' }),
+  ),
+  autoPromotionEnabled: Type.Optional(
+    Type.Boolean({ description: 'Default true. false: pause before the switch until promoted.' }),
+  ),
+  autoPromotionSeconds: Type.Optional(
+    NonNegInt('Pause this long once the preview is ready, then promote (auto-promotion only).'),
+  ),
+  previewReplicaCount: Type.Optional(
+    NonNegInt('Pods of the new version before promotion. Default: replicas.'),
+  ),
+  scaleDownDelaySeconds: Type.Optional(
+    NonNegInt('Default 30. The old version keeps its pods this long after the switch.'),
+  ),
+  scaleDownDelayRevisionLimit: Type.Optional(
+    NonNegInt('Old ReplicaSets kept up during their delay; the rest go at once.'),
+  ),
+  prePromotionAnalysis: Type.Optional(RolloutAnalysisSchema),
+  postPromotionAnalysis: Type.Optional(RolloutAnalysisSchema),
+  antiAffinity: Type.Optional(AntiAffinitySchema),
+  activeMetadata: Type.Optional(PodMetadataSchema),
+  previewMetadata: Type.Optional(PodMetadataSchema),
+  abortScaleDownDelaySeconds: Type.Optional(
+    NonNegInt('Default 30; 0 keeps the aborted version up until retried.'),
+  ),
+  maxUnavailable: Type.Optional(IntOrString({ description: 'Used by restartAt. Default 25%.' })),
+  approval: Type.Optional(ApprovalStepSchema),
+});
+
 export const RolloutSpecSchema = Strict({
   replicas: Type.Optional(NonNegInt('Desired pods. Default 1.')),
   selector: LabelSelectorSchema,
@@ -147,7 +194,13 @@ export const RolloutSpecSchema = Strict({
       ),
     }),
   ),
-  strategy: Strict({ canary: Type.Optional(CanaryStrategySchema) }),
+  strategy: Strict(
+    {
+      canary: Type.Optional(CanaryStrategySchema),
+      blueGreen: Type.Optional(BlueGreenStrategySchema),
+    },
+    { minProperties: 1, maxProperties: 1, description: 'Exactly one of canary and blueGreen.' },
+  ),
 });
 
 export const ConditionSchema = Strict({
@@ -207,6 +260,19 @@ export const RolloutStatusSchema = Strict({
       currentBackgroundAnalysisRunStatus: Type.Optional(RolloutAnalysisRunStatusSchema),
     }),
   ),
+  blueGreen: Type.Optional(
+    Strict({
+      activeSelector: Type.Optional(
+        Type.String({ description: 'The hash the active Service selects, read back from it.' }),
+      ),
+      previewSelector: Type.Optional(
+        Type.String({ description: 'The hash the preview Service selects, read back from it.' }),
+      ),
+      scaleUpPreviewCheckPoint: Type.Optional(Type.Boolean()),
+      prePromotionAnalysisRunStatus: Type.Optional(RolloutAnalysisRunStatusSchema),
+      postPromotionAnalysisRunStatus: Type.Optional(RolloutAnalysisRunStatusSchema),
+    }),
+  ),
   conditions: Type.Optional(
     Type.Array(ConditionSchema, {
       'x-kubernetes-list-type': 'map',
@@ -229,6 +295,8 @@ export type BackgroundAnalysis = Static<typeof BackgroundAnalysisSchema>;
 export type RolloutAnalysisArg = Static<typeof RolloutAnalysisArgSchema>;
 export type RolloutAnalysisRunStatus = Static<typeof RolloutAnalysisRunStatusSchema>;
 export type CanaryStrategy = Static<typeof CanaryStrategySchema>;
+export type BlueGreenStrategy = Static<typeof BlueGreenStrategySchema>;
+export type AntiAffinity = Static<typeof AntiAffinitySchema>;
 export type RolloutSpec = Static<typeof RolloutSpecSchema>;
 export type RolloutStatus = Static<typeof RolloutStatusSchema>;
 export type Condition = Static<typeof ConditionSchema>;

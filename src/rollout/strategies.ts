@@ -1,9 +1,10 @@
 /**
  * The dispatch table: `spec.strategy.<key>` → the strategy that plans it. The only module
  * outside a strategy's folder that imports it (besides index.ts, the public surface); the
- * architecture test holds that. Blue-green will be `blueGreen: blueGreenStrategy`.
+ * architecture test holds that.
  */
 import type { RolloutSpec } from '../api/index.ts';
+import { blueGreenStrategy } from './blueGreen/index.ts';
 import { canaryStrategy } from './canary/index.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -14,7 +15,7 @@ export type StrategyKey = keyof RolloutStrategy;
 
 export type StrategyTable = Readonly<Record<StrategyKey, Strategy>>;
 
-export const STRATEGIES: StrategyTable = { canary: canaryStrategy };
+export const STRATEGIES: StrategyTable = { canary: canaryStrategy, blueGreen: blueGreenStrategy };
 
 /** The strategy a Rollout names (the first key of the table its spec sets), if any. */
 export function strategyOf(

@@ -49,7 +49,7 @@ const recreate: Strategy = {
 function recreateSim(): Sim {
   const sim = new Sim(rolloutFixture({ strategy: { canary: { stableService: 'web' } } }));
   sim.services.set('web', serviceFixture('web'));
-  sim.strategies = { canary: recreate };
+  sim.strategies = { canary: recreate, blueGreen: recreate };
   return sim;
 }
 
