@@ -51,5 +51,13 @@ export function approvalGateAt(rollout: GatedRollout, index: number): ApprovalSt
 /** How people are told where a gate is: `step 2/4`, or `the switch` for blue-green. */
 export function gatePlace(rollout: GatedRollout, index: number): string {
   if (rollout.spec?.strategy?.blueGreen !== undefined) return 'the switch to the new version';
-  return `step ${index + 1}/${rollout.spec?.strategy?.canary?.steps?.length ?? 0}`;
+  return `step ${index + 1}/${stepCountOf(rollout)}`;
+}
+
+/** How many steps people are told a Rollout has (`step 2/4`): a canary's steps; blue-green's
+ *  approval gate, if it has one. */
+export function stepCountOf(rollout: GatedRollout): number {
+  const strategy = rollout.spec?.strategy;
+  if (strategy?.blueGreen !== undefined) return strategy.blueGreen.approval === undefined ? 0 : 1;
+  return strategy?.canary?.steps?.length ?? 0;
 }
