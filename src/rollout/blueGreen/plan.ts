@@ -95,15 +95,22 @@ function planBlueGreen(o: Observed): StrategyPlan {
     post: ofThisRevision(stored.post, ctx, 'post') ? stored.post : undefined,
   };
   const switched = activeHash === hash;
+  const retrying = !progress.abort && rollout.status?.abortedAt !== undefined;
   const preWanted = inFlight && !fastTrack && bg.prePromotionAnalysis !== undefined && !switched;
-  const postWanted = inFlight && !fastTrack && bg.postPromotionAnalysis !== undefined && switched;
+  // A run once started keeps running while a GitOps sync resets the active Service (we put it
+  // back): terminating it there would end it as if it had passed.
+  const postWanted =
+    inFlight &&
+    !fastTrack &&
+    bg.postPromotionAnalysis !== undefined &&
+    (switched || (ours.post !== undefined && !retrying));
   const analysis = planPromotionAnalysis({
     bg,
     ctx,
     runs: o.analysisRuns ?? [],
     progress,
     wanted: { pre: preWanted && (previewReady || ours.pre !== undefined), post: postWanted },
-    retrying: !progress.abort && rollout.status?.abortedAt !== undefined,
+    retrying,
     stored: ours,
     limits: {
       successful: spec.analysis?.successfulRunHistoryLimit,
