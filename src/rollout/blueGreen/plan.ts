@@ -13,11 +13,13 @@ import {
   Reason,
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../../api/index.ts';
-import type { AnalysisTemplate, BlueGreenStrategy, Rollout } from '../../api/index.ts';
-import type { RunContext } from '../../api/analysis-run.ts';
+import type { BlueGreenStrategy, Rollout } from '../../api/index.ts';
+import { runContext } from '../analysis.ts';
 import { resolveIntOrPercent } from '../../api/intorpercent.ts';
 import {
+  DEFAULT_SCALE_DOWN_DELAY_SECONDS,
   deleteOldReplicaSets,
+  holdOldStable,
   patchPodRoles,
   pinServices,
   scaleReplicaSets,
@@ -27,7 +29,7 @@ import { normal, warning } from '../events.ts';
 import type { Fragment } from '../order.ts';
 import { pausedByUser } from '../progress.ts';
 import type { Progress } from '../progress.ts';
-import { hashOf, rescaledBody } from '../replicasets.ts';
+import { hashOf } from '../replicasets.ts';
 import { planRestart } from '../restart.ts';
 import { available, locate } from '../revision.ts';
 import type { Revision } from '../revision.ts';
@@ -43,9 +45,6 @@ import { fullyAvailable, serviceTargets } from './services.ts';
 import { blueGreenStatus } from './status.ts';
 import { blueGreenTargets, scaleDownDeadline } from './targets.ts';
 import { blueGreenProblems } from './validate.ts';
-
-const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
-const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
 export const blueGreenStrategy: Strategy = {
   specProblems: (rollout, templates) => blueGreenProblems(rollout, blueGreenOf(rollout), templates),
@@ -89,7 +88,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
     available(current) >= previewCount;
 
   // Analyses: pre-promotion from the saturated preview until the switch, post-promotion after.
-  const ctx = runContext(o, where, progress);
+  const ctx = runContext(o, where, progress.stableHash);
   const stored = storedPromotionStatuses(rollout.status);
   const ours: PromotionStatuses = {
     pre: ofThisRevision(stored.pre, ctx, 'pre') ? stored.pre : undefined,
@@ -286,34 +285,14 @@ function planBlueGreen(o: Observed): StrategyPlan {
   };
 }
 
-/** The new version is stable: the old stable keeps its pods until its scale-down deadline (the
- *  active Service has just left it; clients drain), then goes to 0. */
+/** The new version is stable; the old stable keeps its pods for its scale-down delay. */
 function promoteStable(bg: BlueGreenStrategy, where: Revision, now: number): Fragment {
   const completed = normal(
     Reason.RolloutCompleted,
     `Rollout completed update to revision ${where.revision} (${where.hash}): Completed blue-green update`,
   );
-  const old = where.stable;
-  const left = old?.spec?.replicas ?? 0;
   const delay = bg.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-  if (old === undefined || left === 0 || delay === 0) return { events: [completed] };
-  const deadline = now + delay * 1000;
-  return {
-    events: [completed],
-    writes: {
-      holdOldStable: [
-        {
-          kind: 'applyReplicaSet',
-          reason: 'scale-down-delay',
-          body: rescaledBody(old, {
-            replicas: left,
-            scaleDownDeadline: new Date(deadline).toISOString(),
-          }),
-        },
-      ],
-    },
-    requeueAt: [deadline],
-  };
+  return { ...holdOldStable(where.stable, delay, now), events: [completed] };
 }
 
 function lostWhileServing(
@@ -332,16 +311,5 @@ function lostWhileServing(
     progress: { ...progress, abort: true },
     message,
     fragment: { events: [warning(Reason.RolloutAborted, message)] },
-  };
-}
-
-function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
-  return {
-    rollout: o.rollout,
-    hash: where.hash,
-    stableHash: progress.stableHash,
-    revision: where.revision,
-    templates: o.analysisTemplates ?? NO_TEMPLATES,
-    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
   };
 }
