@@ -115,7 +115,7 @@ export function namingService(stores: Stores): KeyMapping<Service> {
     return [
       ...rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`),
       // A Rollout that is gone (or no longer names it) releases it.
-      ...(manager === undefined ? [] : [`${svc.metadata?.namespace ?? ''}/${manager}` as Key]),
+      ...(manager === undefined ? [] : [`${svc.metadata?.namespace ?? ''}/${manager}`]),
     ];
   });
 }
