@@ -110,13 +110,12 @@ export function podsRollout(stores: Stores): KeyMapping<Pod> {
 
 /** The Rollouts that name a Service in any role. */
 export function namingService(stores: Stores): KeyMapping<Service> {
-  return mapping('Rollouts naming it, and the one that marked it', (svc) => {
+  return mapping('Rollouts naming it, and the one that marked it', (svc): Key[] => {
+    const keys = rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`);
+    // A Rollout that is gone (or no longer names it) releases it.
     const manager = svc.metadata?.annotations?.[MANAGED_BY_ANNOTATION];
-    return [
-      ...rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`),
-      // A Rollout that is gone (or no longer names it) releases it.
-      ...(manager === undefined ? [] : [`${svc.metadata?.namespace ?? ''}/${manager}`]),
-    ];
+    if (manager !== undefined) keys.push(`${svc.metadata?.namespace ?? ''}/${manager}`);
+    return keys;
   });
 }
 
