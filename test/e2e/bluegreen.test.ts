@@ -91,7 +91,14 @@ describe('first deploy', () => {
       kind: 'AnalysisTemplate',
       metadata: { name: 'never' },
       spec: {
-        metrics: [{ name: 'never', provider: { web: { url: 'http://127.0.0.1:9/never' } } }],
+        metrics: [
+          {
+            name: 'never',
+            count: 1,
+            successCondition: 'result == 1',
+            provider: { web: { url: 'http://127.0.0.1:9/never' } },
+          },
+        ],
       },
     });
     const history = await recordRollout(ns, 'first');
