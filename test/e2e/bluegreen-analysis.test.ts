@@ -92,6 +92,15 @@ async function runsOf(ns: string): Promise<AnalysisRun[]> {
   return list.items;
 }
 
+/** Each run's name, phase and creation time, oldest first: what a failed count shows. */
+const described = (runs: readonly AnalysisRun[]): string =>
+  [...runs]
+    .sort((a, b) =>
+      String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+    )
+    .map((r) => `${r.metadata.name} ${r.status?.phase} @${String(r.metadata.creationTimestamp)}`)
+    .join('; ');
+
 const typeOf = (r: AnalysisRun): string | undefined => r.metadata.labels?.[ANALYSIS_TYPE_LABEL];
 const hashOfRun = (r: AnalysisRun): string | undefined =>
   r.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
@@ -201,10 +210,14 @@ describe('TestBlueGreenPrePromotionFail', () => {
     );
     await assertServing(ns, 'web', done, { active: 2, preview: 2 });
     const runs = await runsOf(ns);
-    assert.deepEqual(runs.map((x) => [typeOf(x), x.status?.phase]).sort(), [
-      ['PrePromotion', 'Failed'],
-      ['PrePromotion', 'Successful'],
-    ]);
+    assert.deepEqual(
+      runs.map((x) => [typeOf(x), x.status?.phase]).sort(),
+      [
+        ['PrePromotion', 'Failed'],
+        ['PrePromotion', 'Successful'],
+      ],
+      `runs: ${described(runs)}; status.blueGreen: ${JSON.stringify(done.status?.blueGreen)}`,
+    );
   });
 });
 
@@ -302,10 +315,15 @@ describe('TestBlueGreenAnalysis: pre- and post-promotion passing, autoPromotionE
       ),
     );
     await assertServing(ns, 'web', done, { active: 2, preview: 2 });
-    assert.deepEqual((await runsOf(ns)).map((x) => [typeOf(x), x.status?.phase]).sort(), [
-      ['PostPromotion', 'Successful'],
-      ['PrePromotion', 'Successful'],
-    ]);
+    const runs = await runsOf(ns);
+    assert.deepEqual(
+      runs.map((x) => [typeOf(x), x.status?.phase]).sort(),
+      [
+        ['PostPromotion', 'Successful'],
+        ['PrePromotion', 'Successful'],
+      ],
+      `runs: ${described(runs)}; status.blueGreen: ${JSON.stringify(done.status?.blueGreen)}`,
+    );
 
     // Back to revision 1's template while it is inside its scale-down delay: a fast rollback.
     const history = await recordRollout(ns, 'web');
