@@ -333,7 +333,7 @@ describe('TestBlueGreenAnalysis: pre- and post-promotion passing, autoPromotionE
       back = await waitForRollout(
         ns,
         'web',
-        'Healthy on the old ReplicaSet (now revision 3)',
+        'Healthy on the ReplicaSet of revision 1 again',
         phase('Healthy', (x) => x.status?.stableRS === h1 && selects(h1, h1)(x)),
       );
     } finally {
@@ -347,7 +347,9 @@ describe('TestBlueGreenAnalysis: pre- and post-promotion passing, autoPromotionE
       [],
       'no pause',
     );
-    await assertServing(ns, 'web', back, { active: 3, preview: 3 });
+    // Argo relabels the reused ReplicaSet revision 3; Stepwise keeps a ReplicaSet's revision (as
+    // for a canary's return to stable), so revision 1's ReplicaSet serves again.
+    await assertServing(ns, 'web', back, { active: 1, preview: 1 });
     assert.equal((await runsOf(ns)).length, 2, 'no analysis on a fast rollback');
   });
 });
