@@ -201,13 +201,26 @@ describe('TestBlueGreenPrePromotionFail', () => {
     );
 
     endpoint.answers.set(`pre-${ns}`, { rate: 0.99 });
-    await run(['retry', 'rollout', 'web', '-n', ns]);
-    const done = await waitForRollout(
-      ns,
-      'web',
-      'Healthy on revision 2 after the retry',
-      phase('Healthy', (x) => x.status?.stableRS === h2 && selects(h2, h2)(x)),
-    );
+    const history = await recordRollout(ns, 'web');
+    let done: Rollout;
+    try {
+      await run(['retry', 'rollout', 'web', '-n', ns]);
+      done = await waitForRollout(
+        ns,
+        'web',
+        'Healthy on revision 2 after the retry',
+        phase('Healthy', (x) => x.status?.stableRS === h2 && selects(h2, h2)(x)),
+      );
+    } finally {
+      history.stop();
+    }
+    // What the controller's passes after the retry read: how long the abort stayed recorded.
+    const retried = history.seen
+      .filter((x) => x.status?.abort === false)
+      .map(
+        (x) =>
+          `${x.metadata.resourceVersion}:${x.status?.abortedAt ?? '-'}:${x.status?.blueGreen?.prePromotionAnalysisRunStatus?.name ?? '-'}`,
+      );
     await assertServing(ns, 'web', done, { active: 2, preview: 2 });
     const runs = await runsOf(ns);
     assert.deepEqual(
@@ -216,7 +229,7 @@ describe('TestBlueGreenPrePromotionFail', () => {
         ['PrePromotion', 'Failed'],
         ['PrePromotion', 'Successful'],
       ],
-      `runs: ${described(runs)}; status.blueGreen: ${JSON.stringify(done.status?.blueGreen)}`,
+      `runs: ${described(runs)}; versions after the retry (resourceVersion:abortedAt:pre run): ${retried.join(' ')}`,
     );
   });
 });
