@@ -215,12 +215,10 @@ describe('TestBlueGreenPrePromotionFail', () => {
       history.stop();
     }
     // What the controller's passes after the retry read: how long the abort stayed recorded.
-    const retried = history.seen
-      .filter((x) => x.status?.abort === false)
-      .map(
-        (x) =>
-          `${x.metadata.resourceVersion}:${x.status?.abortedAt ?? '-'}:${x.status?.blueGreen?.prePromotionAnalysisRunStatus?.name ?? '-'}`,
-      );
+    const retried = history.seen.map(
+      (x) =>
+        `${x.metadata.resourceVersion}:${String(x.status?.abort)}:${x.status?.abortedAt ?? '-'}:${x.status?.blueGreen?.prePromotionAnalysisRunStatus?.name ?? '-'}`,
+    );
     await assertServing(ns, 'web', done, { active: 2, preview: 2 });
     const runs = await runsOf(ns);
     assert.deepEqual(
@@ -229,7 +227,7 @@ describe('TestBlueGreenPrePromotionFail', () => {
         ['PrePromotion', 'Failed'],
         ['PrePromotion', 'Successful'],
       ],
-      `runs: ${described(runs)}; versions after the retry (resourceVersion:abortedAt:pre run): ${retried.join(' ')}`,
+      `runs: ${described(runs)}; versions after the retry (resourceVersion:abort:abortedAt:pre run): ${retried.join(' ')}`,
     );
   });
 });
