@@ -8,12 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import type { AnalysisRun, AnalysisTemplate, Rollout } from '../../src/api/index.ts';
 import { ANALYSIS_TYPE_LABEL, POD_TEMPLATE_HASH_LABEL } from '../../src/api/keys.ts';
 import { FAULT_LABEL } from '../cluster/kwok-stages.ts';
-import { testNamespace } from '../cluster/testing.ts';
 import {
   activeService,
   assertServing,
   blueGreenRollout,
   createBlueGreenServices,
+  guardedNamespace,
   hasTuple,
   previewService,
   recordRollout,
@@ -155,7 +155,7 @@ const degraded = (r: Rollout): boolean => r.status?.phase === 'Degraded' && r.st
 
 describe('TestBlueGreenPrePromotionFail', () => {
   it('a failing pre-promotion run: Degraded, 1 run, active 1, preview 2; fixed and retried: Healthy, 2 runs', async () => {
-    const ns = await testNamespace('bg-pre-fail');
+    const ns = await guardedNamespace('bg-pre-fail');
     endpoint.answers.set(`pre-${ns}`, { rate: 0.1 });
     await createTemplate(ns, 'pre', `pre-${ns}`);
     const h1 = await deployed(
@@ -234,7 +234,7 @@ describe('TestBlueGreenPrePromotionFail', () => {
 
 describe('TestBlueGreenPostPromotionFail', () => {
   it('a failing post-promotion run: active goes to 2 on promote, then back to 1; Degraded, stable still 1', async () => {
-    const ns = await testNamespace('bg-post-fail');
+    const ns = await guardedNamespace('bg-post-fail');
     endpoint.answers.set(`post-${ns}`, { rate: 0.1 });
     await createTemplate(ns, 'post', `post-${ns}`, 2);
     const h1 = await deployed(
@@ -284,7 +284,7 @@ describe('TestBlueGreenPostPromotionFail', () => {
 
 describe('TestBlueGreenAnalysis: pre- and post-promotion passing, autoPromotionEnabled false', () => {
   it('Paused with 1 run → promote → 2 runs → Healthy; re-applying the previous template is Healthy at once, still 2 runs', async () => {
-    const ns = await testNamespace('bg-analysis');
+    const ns = await guardedNamespace('bg-analysis');
     endpoint.answers.set(`ok-${ns}`, { rate: 0.99 });
     await createTemplate(ns, 'ok', `ok-${ns}`);
     const h1 = await deployed(
@@ -367,7 +367,7 @@ describe('TestBlueGreenAnalysis: pre- and post-promotion passing, autoPromotionE
 
 describe('autoPromotionSeconds 10 with a passing pre-promotion run', () => {
   it('still Paused 5 s after the run passed; promoted on its own after 10', async () => {
-    const ns = await testNamespace('bg-autopromo');
+    const ns = await guardedNamespace('bg-autopromo');
     endpoint.answers.set(`ok-${ns}`, { rate: 0.99 });
     await createTemplate(ns, 'ok', `ok-${ns}`);
     const h1 = await deployed(
@@ -415,7 +415,7 @@ describe('autoPromotionSeconds 10 with a passing pre-promotion run', () => {
 
 describe('TestBlueGreenPromoteFull', () => {
   it('promote --full while the pre-promotion run runs → Healthy, 1 AnalysisRun in total', async () => {
-    const ns = await testNamespace('bg-full');
+    const ns = await guardedNamespace('bg-full');
     endpoint.answers.set(`slow-${ns}`, { rate: 0.99 });
     await createTemplate(ns, 'slow', `slow-${ns}`, 60); // a minute of measurements
     const h1 = await deployed(
@@ -455,7 +455,7 @@ describe('TestBlueGreenPromoteFull', () => {
 
 describe('better than Argo', () => {
   it('argo-rollouts#4728: a newer revision pushed while paused after a passed pre-promotion run gets its own run', async () => {
-    const ns = await testNamespace('bg-4728');
+    const ns = await guardedNamespace('bg-4728');
     endpoint.answers.set(`ok-${ns}`, { rate: 0.99 });
     await createTemplate(ns, 'ok', `ok-${ns}`);
     const h1 = await deployed(
@@ -503,7 +503,7 @@ describe('better than Argo', () => {
   });
 
   it('argo-rollouts#2641: the preview Service moves to a new version only once its preview pods are available', async () => {
-    const ns = await testNamespace('bg-2641');
+    const ns = await guardedNamespace('bg-2641');
     const h1 = await deployed(
       ns,
       blueGreenRollout(

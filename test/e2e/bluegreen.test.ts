@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Rollout } from '../../src/api/index.ts';
 import { SCALE_DOWN_DEADLINE_ANNOTATION } from '../../src/api/keys.ts';
-import { testNamespace } from '../cluster/testing.ts';
 import {
   activeService,
   assertServing,
   blueGreenRollout,
   createBlueGreenServices,
+  guardedNamespace,
   hasTuple,
   recordRollout,
   recordServiceHashes,
@@ -84,7 +84,7 @@ async function updated(ns: string, app: string, image = 'app:2'): Promise<string
 
 describe('first deploy', () => {
   it('is stable at once: no pause, no AnalysisRun, both Services on revision 1', async () => {
-    const ns = await testNamespace('bg-first');
+    const ns = await guardedNamespace('bg-first');
     // Analysis and a manual promotion that a first deploy must skip (Argo: "Initial deploy").
     await http.json('POST', `${API}/namespaces/${ns}/analysistemplates`, {
       apiVersion: 'stepwise.dev/v1alpha1',
@@ -144,7 +144,7 @@ describe('first deploy', () => {
 
 describe('TestBlueGreenUpdate: replicas 3, scaleDownDelaySeconds 10', () => {
   it('Healthy (3,3,3,3,3) → update → active on revision 2, Healthy (3,6,3,3,3); Argo’s events; revision 1 down after its delay', async () => {
-    const ns = await testNamespace('bg-update');
+    const ns = await guardedNamespace('bg-update');
     const h1 = await deployed(
       ns,
       blueGreenRollout('web', { scaleDownDelaySeconds: 10 }, { replicas: 3 }),
@@ -228,7 +228,7 @@ describe('TestBlueGreenPreviewReplicaCount: replicas 2, previewReplicaCount 1, a
   }
 
   it('Paused (2,3,1,2,2) → promote → Healthy (2,4,2,2,2)', async () => {
-    const ns = await testNamespace('bg-preview');
+    const ns = await guardedNamespace('bg-preview');
     const h1 = await deployed(ns, spec());
     const h2 = await updated(ns, 'web');
     await pausedOnPreview(ns, h1, h2);
@@ -245,7 +245,7 @@ describe('TestBlueGreenPreviewReplicaCount: replicas 2, previewReplicaCount 1, a
   });
 
   it('progressDeadlineSeconds 1: stays Paused, not Degraded, while paused; promote --full gives the same end', async () => {
-    const ns = await testNamespace('bg-deadline');
+    const ns = await guardedNamespace('bg-deadline');
     const h1 = await deployed(ns, spec({ progressDeadlineSeconds: 1 }));
     const history = await recordRollout(ns, 'web');
     const h2 = await updated(ns, 'web');
@@ -283,7 +283,7 @@ describe('TestBlueGreenPreviewReplicaCount: replicas 2, previewReplicaCount 1, a
 
 describe('TestBlueGreenScaleDownDelay: replicas 1, scaleDownDelaySeconds 86400, scaleDownDelayRevisionLimit 2', () => {
   it('revisions 2, 3, 4 → rev4 1, rev3 1, rev2 1, rev1 0, (1,3,1,1,1); limit 1 → rev2 0, (1,2,1,1,1)', async () => {
-    const ns = await testNamespace('bg-delay');
+    const ns = await guardedNamespace('bg-delay');
     await deployed(
       ns,
       blueGreenRollout(
@@ -329,7 +329,7 @@ describe('TestBlueGreenScaleDownDelay: replicas 1, scaleDownDelaySeconds 86400, 
 
 describe('TestBlueGreenScaleDownOnAbort: abortScaleDownDelaySeconds 1 while paused', () => {
   it('Degraded, revision 2 at 0 within 3 s, the active Service on revision 1 throughout', async () => {
-    const ns = await testNamespace('bg-abort');
+    const ns = await guardedNamespace('bg-abort');
     const h1 = await deployed(
       ns,
       blueGreenRollout(

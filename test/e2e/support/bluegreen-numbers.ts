@@ -4,6 +4,7 @@
  * Service itself and from `status.blueGreen` (Argo's `verifyBlueGreenSelectorRevision`).
  */
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import type {
   BlueGreenStrategy,
   ReplicaSet,
@@ -11,8 +12,11 @@ import type {
   RolloutSpec,
 } from '../../../src/api/index.ts';
 import { POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION } from '../../../src/api/keys.ts';
+import { Reason } from '../../../src/api/reasons.ts';
+import { testNamespace } from '../../cluster/testing.ts';
 import {
   createService,
+  events,
   getService,
   http,
   replicaSets,
@@ -160,4 +164,22 @@ export function recordRollout(namespace: string, name: string): Promise<Recorder
     `/apis/stepwise.dev/v1alpha1/namespaces/${namespace}/rollouts?fieldSelector=metadata.name%3D${name}`,
     (r: Rollout) => r,
   );
+}
+
+/**
+ * A namespace for one test, checked when the test ends: a blue-green update moving as it should
+ * is never taken for a planner bug, so no StatusWriteStorm warning (the shell backs off a
+ * Rollout's status writes then, and what the planner does meanwhile rests on a stale status).
+ */
+export async function guardedNamespace(prefix: string): Promise<string> {
+  const ns = await testNamespace(prefix);
+  after(async () => {
+    const storms = (await events(ns)).filter((e) => e.reason === Reason.StatusWriteStorm);
+    assert.deepEqual(
+      storms.map((e) => e.message),
+      [],
+      `no ${Reason.StatusWriteStorm} warning in ${ns}`,
+    );
+  });
+  return ns;
 }
