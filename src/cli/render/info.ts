@@ -12,7 +12,13 @@ import type { PodLike, ReplicaSetLike } from './objects.ts';
 import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
 import type { IconHealth } from './icons.ts';
-import { pendingApproval, pendingText, recordedApprovals, recordText } from '../approvals.ts';
+import {
+  pendingApproval,
+  pendingText,
+  recordedApprovals,
+  recordText,
+  recordWhere,
+} from '../approvals.ts';
 import { sanitised, type Sanitised } from '../sanitise.ts';
 import { actualWeight as canaryActualWeight } from './strategies/canary.ts';
 import { strategyView, type ReplicaSetRef, type StrategyLine } from './strategies/index.ts';
@@ -239,7 +245,7 @@ function approvalLines(ro: Rollout, now: number): { approval?: string; approvals
   const pending = pendingApproval(ro, now);
   return {
     ...(pending !== undefined ? { approval: pendingText(pending) } : {}),
-    approvals: recordedApprovals(ro).map(recordText),
+    approvals: recordedApprovals(ro).map((r) => recordText(r, recordWhere(ro, r))),
   };
 }
 
