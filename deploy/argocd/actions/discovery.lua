@@ -24,6 +24,28 @@ for i, step in ipairs(steps_list) do
     approvalAhead = true
   end
 end
+-- A blue-green's approval gate before the switch, until an approval of this revision is recorded
+-- and its AwaitingApproval pause has ended (src/cli/requests.ts approvalAhead).
+local function blueGreenGateAhead()
+  local bg = obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen or nil
+  if bg == nil or bg.approval == nil then
+    return false
+  end
+  for _, c in ipairs(st.pauseConditions or {}) do
+    if c.reason == "AwaitingApproval" then
+      return true
+    end
+  end
+  for _, r in ipairs(st.approvals or {}) do
+    if r.revision == st.currentPodHash and r.decision ~= "Reject" then
+      return false
+    end
+  end
+  return true
+end
+if blueGreenGateAhead() then
+  approvalAhead = true
+end
 local midSteps = index ~= nil and index < steps
 local paused = len(st.pauseConditions) > 0
 local observed = st.observedGeneration ~= nil
@@ -41,7 +63,8 @@ for _, c in ipairs(st.pauseConditions or {}) do
   end
 end
 local gitPaused = obj.spec.paused == true
-local healthy = st.phase == "Healthy" and not (st.controllerPause == true and not paused)
+-- Healthy as `kubectl stepwise` reads it (a cleared pause not yet acknowledged says Paused).
+local healthy = st.phase == "Healthy"
 local done = fullyPromoted and not paused and not midSteps and observed
 
 local actions = {}

@@ -48,7 +48,10 @@ export function rolloutPhase(ro: Rollout): PhaseInfo {
   ) {
     return { phase: 'Progressing', message: WAITING_FOR_GENERATION };
   }
-  if (st.controllerPause && !st.pauseConditions?.length) {
+  // A promote cleared the pause conditions and the controller has not yet written a new phase.
+  // Only while it still says Paused: a blue-green keeps controllerPause through the switch and
+  // post-promotion analysis (Argo's completed BlueGreenPause), with phases of their own.
+  if (st.controllerPause && !st.pauseConditions?.length && st.phase === 'Paused') {
     return { phase: 'Progressing', message: WAITING_FOR_UNPAUSE };
   }
   return { phase: st.phase ?? 'Progressing', message: st.message ?? '' };

@@ -47,6 +47,31 @@ for i, step in ipairs(steps_list) do
       .. "break-glass right: 'kubectl stepwise approve " .. name .. " --break-glass')", 0)
   end
 end
+-- A blue-green's approval gate before the switch, until an approval of this revision is recorded
+-- and its AwaitingApproval pause has ended (src/cli/requests.ts approvalAhead).
+local function blueGreenGateAhead()
+  local bg = obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen or nil
+  if bg == nil or bg.approval == nil then
+    return false
+  end
+  for _, c in ipairs(st.pauseConditions or {}) do
+    if c.reason == "AwaitingApproval" then
+      return true
+    end
+  end
+  for _, r in ipairs(st.approvals or {}) do
+    if r.revision == st.currentPodHash and r.decision ~= "Reject" then
+      return false
+    end
+  end
+  return true
+end
+if blueGreenGateAhead() then
+  error("rollout '" .. name .. "' has an approval gate ahead (before the switch), which a full "
+    .. "promotion may not skip; approve it with 'kubectl stepwise approve " .. name .. "' when the "
+    .. "rollout waits there (without its approvers only with the break-glass right: 'kubectl "
+    .. "stepwise approve " .. name .. " --break-glass')", 0)
+end
 if obj.status == nil then
   obj.status = {}
 end
