@@ -4,11 +4,11 @@
  * the pre- and post-promotion AnalysisRuns, and the pause before the switch. Blue-green has no
  * steps and no weights: the list shows '-' there.
  */
+import { PauseReason } from '../../../api/reasons.ts';
 import type { Rollout, RolloutAnalysisRunStatus } from '../../../api/rollout.ts';
 import type { ReplicaSetRef, StrategyLine, StrategyView } from './view.ts';
 
-// PauseReason.BlueGreenPause once the planner's reasons land (the coordinator's seam).
-const BLUE_GREEN_PAUSE = 'BlueGreenPause';
+const BLUE_GREEN_PAUSE: string = PauseReason.BlueGreenPause;
 
 /** `web-active → web-5t4bl3 (revision 1)`: the Service and the ReplicaSet its selector picks. */
 function selects(
