@@ -14,7 +14,7 @@ import type {
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { PauseReason } from '../api/reasons.ts';
 import type { Rollout } from '../api/rollout.ts';
-import { countDecisions } from '../rollout/index.ts';
+import { approvalGateAt, countDecisions, gatePlace } from '../rollout/index.ts';
 
 export interface Identity {
   readonly username: string;
@@ -25,41 +25,36 @@ export type ApprovalDecision =
   | { readonly kind: 'create'; readonly body: RolloutApproval }
   | { readonly kind: 'error'; readonly message: string };
 
-/** The step index a blue-green `approval` gate is recorded under (it has no steps). */
-export const BLUE_GREEN_GATE_INDEX = 0;
-
-/** The approval a Rollout meets where it stands: a canary's approval step at the current step
- *  index, or blue-green's `approval` gate before the active Service switches. */
+/** The approval a Rollout meets where it stands (src/rollout/approval-gates.ts): a canary's
+ *  approval step at the current step index, or blue-green's gate before the active Service
+ *  switches (index 0; passed, the controller moves the index to 1). */
 export interface ApprovalGate {
   readonly step: ApprovalStep;
   readonly index: number;
-  /** Where it is, for people: `step 2/4`, `before the switch`. */
+  /** Where it is, for people: `step 2/4`, `before the switch to the new version`. */
   readonly where: string;
 }
 
 export function approvalGate(ro: Rollout): ApprovalGate | undefined {
-  const blueGreen = ro.spec.strategy.blueGreen;
-  if (blueGreen !== undefined) {
-    return blueGreen.approval === undefined
-      ? undefined
-      : { step: blueGreen.approval, index: BLUE_GREEN_GATE_INDEX, where: 'before the switch' };
-  }
-  const steps = ro.spec.strategy.canary?.steps ?? [];
   const index = ro.status?.currentStepIndex ?? 0;
-  const step = steps[index]?.approval;
-  return step === undefined
-    ? undefined
-    : { step, index, where: `step ${index + 1}/${steps.length}` };
+  const step = approvalGateAt(ro, index);
+  if (step === undefined) return undefined;
+  const place = gatePlace(ro, index);
+  return {
+    step,
+    index,
+    where: ro.spec.strategy.blueGreen !== undefined ? `before ${place}` : place,
+  };
 }
 
-/** How a record's step reads: `step 2`, or `before the switch` on a blue-green Rollout. */
+/** How a record's gate reads: `step 2`, or `before the switch` on a blue-green Rollout. */
 export const recordWhere = (ro: Rollout, r: ApprovalRecord): string =>
   ro.spec.strategy.blueGreen !== undefined ? 'before the switch' : `step ${r.step + 1}`;
 
 export interface PendingApproval {
   /** 1-based step number (what a RolloutApproval names, less one). */
   readonly step: number;
-  /** `step 2/4`, `before the switch`. */
+  /** `step 2/4`, `before the switch to the new version`. */
   readonly where: string;
   readonly revision: string;
   readonly needed: number;

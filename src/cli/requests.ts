@@ -4,6 +4,7 @@
  */
 import { PauseReason } from '../api/reasons.ts';
 import type { PauseCondition, Rollout } from '../api/rollout.ts';
+import { approvalGates } from '../rollout/index.ts';
 import { isFullyPromoted, rolloutPhase, stepsOf } from './render/info.ts';
 
 /** The `status` part of the merge patch; `null` deletes a field. */
@@ -118,26 +119,17 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
 
 /**
  * The approval a full promotion would skip, as the status policy reads it
- * (deploy/approvals/status-policy.yaml), as the refusal says it: `step ahead (step 3)` for the
- * first canary approval step at or after the current step index; `gate ahead (before the
- * switch)` for a blue-green `approval` gate until an approval is recorded for the current
- * revision and its AwaitingApproval pause has ended.
+ * (deploy/approvals/status-policy.yaml), in the words of the refusal: `step ahead (step 3)` for
+ * the first canary approval step at or after the current step index; `gate ahead (before the
+ * switch)` for a blue-green `approval` gate until the controller has passed it (index 0 → 1).
  */
 export function approvalAhead(ro: Rollout): string | undefined {
-  const st = ro.status ?? {};
-  const blueGreen = ro.spec.strategy.blueGreen;
-  if (blueGreen !== undefined) {
-    if (blueGreen.approval === undefined) return undefined;
-    const waiting = st.pauseConditions?.some((c) => c.reason === PauseReason.AwaitingApproval);
-    const approved = (st.approvals ?? []).some(
-      (r) => r.revision === st.currentPodHash && r.decision !== 'Reject',
-    );
-    return !waiting && approved ? undefined : 'gate ahead (before the switch)';
-  }
-  const from = st.currentStepIndex ?? 0;
-  const steps = ro.spec.strategy.canary?.steps ?? [];
-  const found = steps.findIndex((s, i) => i >= from && s.approval !== undefined);
-  return found < 0 ? undefined : `step ahead (step ${found + 1})`;
+  const from = ro.status?.currentStepIndex ?? 0;
+  const gate = approvalGates(ro).find((g) => g.index >= from);
+  if (gate === undefined) return undefined;
+  return ro.spec.strategy.blueGreen !== undefined
+    ? 'gate ahead (before the switch)'
+    : `step ahead (step ${gate.index + 1})`;
 }
 
 export function decideAbort(ro: Rollout): Decision {

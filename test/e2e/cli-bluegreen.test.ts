@@ -183,6 +183,57 @@ describe('the plugin on a blue-green Rollout', () => {
     assert.equal((await getService(ns, 'web-active')).spec?.selector?.[HASH], green);
   });
 
+  it('an approval gate before the switch: get shows it, promote and promote --full point at approve', async () => {
+    const ns = await testNamespace('cli-bg-gate');
+    await createService(ns, 'web-active', 'web');
+    await createService(ns, 'web-preview', 'web');
+    await createRollout(
+      ns,
+      rolloutBody('web', {
+        replicas: 1,
+        strategy: {
+          blueGreen: {
+            activeService: 'web-active',
+            previewService: 'web-preview',
+            approval: { approvers: { users: ['alice'] }, timeout: '1h' },
+          },
+        },
+      }),
+    );
+    const first = await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+    await setImage(ns, 'web', 'app:2');
+    const until = await plugin([
+      'status',
+      'web',
+      '-n',
+      ns,
+      '--until',
+      'awaiting-approval',
+      '-t',
+      '60s',
+    ]);
+    assert.equal(until.code, 0, until.stdout + until.stderr);
+    const get = await plugin(['get', 'rollout', 'web', '-n', ns, '--no-color']);
+    assert.match(
+      get.stdout,
+      /Awaiting: +before the switch to the new version: 0 of 1 from users alice \(\d+m left, then abort\)/,
+    );
+    const promote = await plugin(['promote', 'web', '-n', ns]);
+    assert.equal(promote.code, 1);
+    assert.match(
+      promote.stderr,
+      /waits for approval before the switch; use 'kubectl stepwise approve web'/,
+    );
+    const full = await plugin(['promote', 'web', '--full', '-n', ns]);
+    assert.equal(full.code, 1);
+    assert.match(
+      full.stderr,
+      /has an approval gate ahead \(before the switch\), which a full promotion may not skip/,
+    );
+    const active = await getService(ns, 'web-active');
+    assert.equal(active.spec?.selector?.[HASH], first.status?.stableRS, 'still on revision 1');
+  });
+
   // Argo finds the ReplicaSet of a template undone to by comparing templates with the API
   // server's defaults applied (FindNewReplicaSet, PodTemplateEqualIgnoreHash); the controller
   // matches by hash only, and the template undo copies from a ReplicaSet carries those defaults,

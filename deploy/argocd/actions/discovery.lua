@@ -24,24 +24,12 @@ for i, step in ipairs(steps_list) do
     approvalAhead = true
   end
 end
--- A blue-green's approval gate before the switch, until an approval of this revision is recorded
--- and its AwaitingApproval pause has ended (src/cli/requests.ts approvalAhead).
+-- A blue-green's approval gate before the switch (index 0), until the controller has passed it
+-- (status.currentStepIndex 0 -> 1), as the status policy reads it (src/cli/requests.ts
+-- approvalAhead).
 local function blueGreenGateAhead()
   local bg = obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen or nil
-  if bg == nil or bg.approval == nil then
-    return false
-  end
-  for _, c in ipairs(st.pauseConditions or {}) do
-    if c.reason == "AwaitingApproval" then
-      return true
-    end
-  end
-  for _, r in ipairs(st.approvals or {}) do
-    if r.revision == st.currentPodHash and r.decision ~= "Reject" then
-      return false
-    end
-  end
-  return true
+  return bg ~= nil and bg.approval ~= nil and (st.currentStepIndex or 0) <= 0
 end
 if blueGreenGateAhead() then
   approvalAhead = true

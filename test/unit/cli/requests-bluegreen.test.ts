@@ -96,22 +96,16 @@ describe('the blue-green approval gate', () => {
     at: new Date(NOW - 30_000).toISOString(),
   });
 
-  it('is ahead until an approval of this revision is recorded and its pause has ended', () => {
+  it('is ahead until the controller has passed it (index 0 → 1), as the status policy reads it', () => {
     const ro = (status: RolloutStatus) => blueGreenRollout(status, { approval: gate });
     assert.equal(approvalAhead(ro(progressing)), 'gate ahead (before the switch)');
     assert.equal(approvalAhead(ro(awaiting)), 'gate ahead (before the switch)');
-    // One approval of two recorded: the controller still waits.
+    // Approvals on record do not pass it: the controller does, once they are enough.
     assert.equal(
-      approvalAhead(ro({ ...awaiting, approvals: [record('Approve')] })),
+      approvalAhead(ro({ ...awaiting, currentStepIndex: 0, approvals: [record('Approve')] })),
       'gate ahead (before the switch)',
     );
-    // An approval of another revision does not pass this one.
-    assert.equal(
-      approvalAhead(ro({ ...progressing, approvals: [record('Approve', 'bl4e')] })),
-      'gate ahead (before the switch)',
-    );
-    assert.equal(approvalAhead(ro({ ...progressing, approvals: [record('Approve')] })), undefined);
-    assert.equal(approvalAhead(ro({ ...progressing, approvals: [record('Override')] })), undefined);
+    assert.equal(approvalAhead(ro({ ...progressing, currentStepIndex: 1 })), undefined);
     assert.equal(approvalAhead(blueGreenRollout(progressing)), undefined, 'no gate configured');
   });
 
@@ -123,7 +117,7 @@ describe('the blue-green approval gate', () => {
       /has an approval gate ahead \(before the switch\), which a full promotion may not skip; approve it with 'kubectl stepwise approve web'/,
     );
     const passed = blueGreenRollout(
-      { ...progressing, approvals: [record('Approve')] },
+      { ...progressing, currentStepIndex: 1, approvals: [record('Approve')] },
       { approval: gate },
     );
     assert.equal(decidePromote(passed, { full: true }).kind, 'patch');
@@ -149,14 +143,14 @@ describe('the blue-green approval gate', () => {
       assert.equal(d.body.spec.step, 0);
       assert.equal(d.body.spec.revision, 'gr33n');
     }
-    assert.equal(pendingApproval(ro, NOW)?.where, 'before the switch');
+    assert.equal(pendingApproval(ro, NOW)?.where, 'before the switch to the new version');
     const header = renderHeader(infoOf(ro, [], [], NOW));
     assert.match(
       header,
-      /Awaiting: +before the switch: 0 of 1 from users alice \(9m left, then abort\)/,
+      /Awaiting: +before the switch to the new version: 0 of 1 from users alice \(9m left, then abort\)/,
     );
     const recorded = blueGreenRollout(
-      { ...progressing, approvals: [record('Approve')] },
+      { ...progressing, currentStepIndex: 1, approvals: [record('Approve')] },
       { approval: gate },
     );
     assert.match(
