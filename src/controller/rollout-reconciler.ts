@@ -136,7 +136,7 @@ export class RolloutReconciler implements Reconciler {
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
     const traffic =
-      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic);
+      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic, replicaSets);
     const requests = cache.approvalsOf?.(rollout) ?? [];
     const screened = this.#deps.screenApprovals?.(requests, now) ?? {
       admitted: requests,

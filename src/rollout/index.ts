@@ -13,6 +13,7 @@ export type { StepKind, StepKindRow } from './canary/index.ts';
 export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
 export { hashOf } from './replicasets.ts';
+export { templateHash } from './revision.ts';
 export { countDecisions } from './approval.ts';
 export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
 export type { ApprovalGate } from './approval-gates.ts';
