@@ -234,46 +234,40 @@ describe('the plugin on a blue-green Rollout', () => {
     assert.equal(active.spec?.selector?.[HASH], first.status?.stableRS, 'still on revision 1');
   });
 
-  // Argo finds the ReplicaSet of a template undone to by comparing templates with the API
-  // server's defaults applied (FindNewReplicaSet, PodTemplateEqualIgnoreHash); the controller
-  // matches by hash only, and the template undo copies from a ReplicaSet carries those defaults,
-  // so the undo becomes a new revision (pauses again) instead of a fast rollback.
-  it(
-    'undo to a revision inside its scale-down delay is a fast rollback',
-    { todo: 'controller: match an existing ReplicaSet by defaulted template, as Argo does' },
-    async () => {
-      const { ns, first } = await blueGreen('cli-bg-undo');
-      const blue = first.status?.stableRS ?? '';
-      await setImage(ns, 'web', 'app:2');
-      const paused = await waitForRollout(ns, 'web', 'revision 2 paused', pausedAt(2));
-      const green = paused.status?.currentPodHash ?? '';
-      assert.equal((await plugin(['promote', 'web', '--full', '-n', ns])).code, 0);
-      await waitForRollout(
-        ns,
-        'web',
-        'Healthy on revision 2',
-        phase('Healthy', (r) => r.status?.stableRS === green),
-      );
-      const undo = await plugin(['undo', 'web', '-n', ns]);
-      assert.equal(undo.code, 0, undo.stderr);
-      const seen = await waitForRollout(
-        ns,
-        'web',
-        'the undo observed',
-        (r) =>
-          r.status?.observedGeneration === String(r.metadata.generation) &&
-          r.metadata.generation === 3,
-      );
-      assert.equal(
-        seen.status?.currentPodHash,
-        blue,
-        `undo went to revision 1 (${blue}), not a new one`,
-      );
-      const back = await waitForRollout(ns, 'web', 'back on revision 1, Healthy', (r) =>
-        phase('Healthy', (x) => x.status?.stableRS === blue)(r),
-      );
-      assert.equal(back.status?.currentPodHash, blue);
-      assert.equal((await getService(ns, 'web-active')).spec?.selector?.[HASH], blue);
-    },
-  );
+  // The template undo copies from a ReplicaSet carries the API server's defaults; the
+  // controller still finds that ReplicaSet (Argo's FindNewReplicaSet), so it is a fast rollback.
+  it('undo to a revision inside its scale-down delay is a fast rollback', async () => {
+    const { ns, first } = await blueGreen('cli-bg-undo');
+    const blue = first.status?.stableRS ?? '';
+    await setImage(ns, 'web', 'app:2');
+    const paused = await waitForRollout(ns, 'web', 'revision 2 paused', pausedAt(2));
+    const green = paused.status?.currentPodHash ?? '';
+    assert.equal((await plugin(['promote', 'web', '--full', '-n', ns])).code, 0);
+    await waitForRollout(
+      ns,
+      'web',
+      'Healthy on revision 2',
+      phase('Healthy', (r) => r.status?.stableRS === green),
+    );
+    const undo = await plugin(['undo', 'web', '-n', ns]);
+    assert.equal(undo.code, 0, undo.stderr);
+    const seen = await waitForRollout(
+      ns,
+      'web',
+      'the undo observed',
+      (r) =>
+        r.status?.observedGeneration === String(r.metadata.generation) &&
+        r.metadata.generation === 3,
+    );
+    assert.equal(
+      seen.status?.currentPodHash,
+      blue,
+      `undo went to revision 1 (${blue}), not a new one`,
+    );
+    const back = await waitForRollout(ns, 'web', 'back on revision 1, Healthy', (r) =>
+      phase('Healthy', (x) => x.status?.stableRS === blue)(r),
+    );
+    assert.equal(back.status?.currentPodHash, blue);
+    assert.equal((await getService(ns, 'web-active')).spec?.selector?.[HASH], blue);
+  });
 });
