@@ -4,7 +4,8 @@
 -- Stepwise computes status.phase as Argo Rollouts does, so this check trusts the phase once the
 -- controller has observed the current spec, and maps it to Argo CD's health statuses:
 --   Healthy -> Healthy, Progressing -> Progressing, Degraded -> Degraded,
---   Paused -> Suspended (a pause step, a manual approval, an inconclusive analysis).
+--   Paused -> Suspended (a pause step, a blue-green's pause before the switch, a manual approval,
+--   an inconclusive analysis).
 -- Lua 5.1 (Argo CD runs gopher-lua); `obj` is the live Rollout.
 
 local hs = {}
@@ -39,10 +40,12 @@ if observed == nil or obj.metadata.generation == nil or observed ~= obj.metadata
   return hs
 end
 
--- A promote cleared the pause conditions; the controller has not yet acknowledged it.
+-- A promote cleared the pause conditions; the controller has not yet acknowledged it (its phase
+-- still says Paused). A blue-green keeps controllerPause after its BlueGreenPause is promoted,
+-- through the switch and post-promotion analysis, with a phase of their own: trusted below.
 local pauses = st.pauseConditions
 local paused = pauses ~= nil and table.getn(pauses) > 0
-if st.controllerPause == true and not paused then
+if st.controllerPause == true and not paused and st.phase == "Paused" then
   hs.status = "Progressing"
   hs.message = "Waiting for rollout to unpause"
   return hs
@@ -57,8 +60,8 @@ end
 
 if phase == "Paused" then
   -- Waiting for a person (kubectl stepwise promote, an Argo CD action, an approval) or a timer.
-  -- The pause reasons (CanaryPauseStep, AwaitingApproval, InconclusiveAnalysisRun) are named so
-  -- the Argo CD UI says what the rollout waits for.
+  -- The pause reasons (CanaryPauseStep, BlueGreenPause, AwaitingApproval, InconclusiveAnalysisRun)
+  -- are named so the Argo CD UI says what the rollout waits for.
   local parts = {}
   if nonEmpty(st.message) then
     table.insert(parts, st.message)

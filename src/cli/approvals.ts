@@ -5,11 +5,16 @@
  * the API server's (admission policy, RBAC) and the controller's business, never the plugin's.
  */
 import { API_VERSION, ROLLOUT_APPROVAL_KIND } from '../api/keys.ts';
-import type { ApprovalRecord, RequestDecision, RolloutApproval } from '../api/approval.ts';
+import type {
+  ApprovalRecord,
+  ApprovalStep,
+  RequestDecision,
+  RolloutApproval,
+} from '../api/approval.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { PauseReason } from '../api/reasons.ts';
 import type { Rollout } from '../api/rollout.ts';
-import { countDecisions } from '../rollout/index.ts';
+import { approvalGateAt, countDecisions, gatePlace } from '../rollout/index.ts';
 
 export interface Identity {
   readonly username: string;
@@ -20,10 +25,37 @@ export type ApprovalDecision =
   | { readonly kind: 'create'; readonly body: RolloutApproval }
   | { readonly kind: 'error'; readonly message: string };
 
+/** The approval a Rollout meets where it stands (src/rollout/approval-gates.ts): a canary's
+ *  approval step at the current step index, or blue-green's gate before the active Service
+ *  switches (index 0; passed, the controller moves the index to 1). */
+export interface ApprovalGate {
+  readonly step: ApprovalStep;
+  readonly index: number;
+  /** Where it is, for people: `step 2/4`, `before the switch to the new version`. */
+  readonly where: string;
+}
+
+export function approvalGate(ro: Rollout): ApprovalGate | undefined {
+  const index = ro.status?.currentStepIndex ?? 0;
+  const step = approvalGateAt(ro, index);
+  if (step === undefined) return undefined;
+  const place = gatePlace(ro, index);
+  return {
+    step,
+    index,
+    where: ro.spec.strategy.blueGreen !== undefined ? `before ${place}` : place,
+  };
+}
+
+/** How a record's gate reads: `step 2`, or `before the switch` on a blue-green Rollout. */
+export const recordWhere = (ro: Rollout, r: ApprovalRecord): string =>
+  ro.spec.strategy.blueGreen !== undefined ? 'before the switch' : `step ${r.step + 1}`;
+
 export interface PendingApproval {
-  /** 1-based step number and the step count. */
+  /** 1-based step number (what a RolloutApproval names, less one). */
   readonly step: number;
-  readonly steps: number;
+  /** `step 2/4`, `before the switch to the new version`. */
+  readonly where: string;
   readonly revision: string;
   readonly needed: number;
   readonly approvedBy: readonly string[];
@@ -38,10 +70,9 @@ export interface PendingApproval {
 export function pendingApproval(ro: Rollout, now: number): PendingApproval | undefined {
   const st = ro.status ?? {};
   const pause = st.pauseConditions?.find((c) => c.reason === PauseReason.AwaitingApproval);
-  const index = st.currentStepIndex ?? 0;
-  const steps = ro.spec.strategy.canary?.steps ?? [];
-  const step = steps[index]?.approval;
-  if (pause === undefined || step === undefined || st.abort) return undefined;
+  const gate = approvalGate(ro);
+  if (pause === undefined || gate === undefined || st.abort) return undefined;
+  const { step, index } = gate;
   const revision = st.currentPodHash ?? '';
   // Counted as the controller counts (people, this wait only); without the cluster's people
   // mapping, which the controller recorded on each record as `person`.
@@ -61,7 +92,7 @@ export function pendingApproval(ro: Rollout, now: number): PendingApproval | und
   ];
   return {
     step: index + 1,
-    steps: steps.length,
+    where: gate.where,
     revision,
     needed: step.minApprovals ?? 1,
     approvedBy,
@@ -146,14 +177,14 @@ export function pendingText(p: PendingApproval): string {
     p.secondsLeft === undefined
       ? 'no timeout'
       : `${formatSeconds(p.secondsLeft)} left, then ${p.onTimeout}`;
-  return `step ${p.step}/${p.steps}: ${p.approvedBy.length} of ${p.needed} from ${p.asked} (${left})`;
+  return `${p.where}: ${p.approvedBy.length} of ${p.needed} from ${p.asked} (${left})`;
 }
 
-export function recordText(r: ApprovalRecord): string {
+export function recordText(r: ApprovalRecord, where = `step ${r.step + 1}`): string {
   const what = { Approve: 'approved', Reject: 'rejected', Override: 'overridden (break-glass)' }[
     r.decision
   ];
-  return `step ${r.step + 1}: ${what} by ${r.by} via ${r.via} at ${r.at}${r.comment ? ` — ${r.comment}` : ''}`;
+  return `${where}: ${what} by ${r.by} via ${r.via} at ${r.at}${r.comment ? ` — ${r.comment}` : ''}`;
 }
 
 function formatSeconds(s: number): string {

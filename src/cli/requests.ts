@@ -4,6 +4,7 @@
  */
 import { PauseReason } from '../api/reasons.ts';
 import type { PauseCondition, Rollout } from '../api/rollout.ts';
+import { approvalGates } from '../rollout/index.ts';
 import { isFullyPromoted, rolloutPhase, stepsOf } from './render/info.ts';
 
 /** The `status` part of the merge patch; `null` deletes a field. */
@@ -47,12 +48,12 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
     if (done) return { kind: 'noop', message: `rollout '${name}' is already fully promoted` };
     if (st.promoteFull)
       return { kind: 'noop', message: `rollout '${name}' is already being fully promoted` };
-    const approval = approvalStepAhead(ro);
+    const approval = approvalAhead(ro);
     if (approval !== undefined) {
       // The API server refuses it too (deploy/approvals/status-policy.yaml); said here first.
       return {
         kind: 'error',
-        message: `rollout '${name}' has an approval step ahead (step ${approval + 1}), which a full promotion may not skip; approve it with '${cli} approve ${name}' when the rollout waits there (without its approvers only with the break-glass right: '${cli} approve ${name} --break-glass')`,
+        message: `rollout '${name}' has an approval ${approval}, which a full promotion may not skip; approve it with '${cli} approve ${name}' when the rollout waits there (without its approvers only with the break-glass right: '${cli} approve ${name} --break-glass')`,
       };
     }
     return {
@@ -64,7 +65,7 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
   if (st.abort) {
     // --full is no way out where an approval step lies ahead: the status policy refuses it.
     const orFull =
-      approvalStepAhead(ro) === undefined
+      approvalAhead(ro) === undefined
         ? ` or '${cli} promote ${name} --full' to skip to the end`
         : '';
     return {
@@ -81,7 +82,7 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
   if (st.pauseConditions?.some((c) => c.reason === PauseReason.AwaitingApproval)) {
     return {
       kind: 'error',
-      message: `rollout '${name}' waits for approval at step ${(index ?? 0) + 1}; use '${cli} approve ${name}' (recorded with your name); only the break-glass right passes it without its approvers ('${cli} approve ${name} --break-glass')`,
+      message: `rollout '${name}' waits for approval ${ro.spec.strategy.blueGreen !== undefined ? 'before the switch' : `at step ${(index ?? 0) + 1}`}; use '${cli} approve ${name}' (recorded with your name); only the break-glass right passes it without its approvers ('${cli} approve ${name} --break-glass')`,
     };
   }
   if (paused) {
@@ -107,18 +108,28 @@ export function decidePromote(ro: Rollout, opts: { full: boolean }): Decision {
   if (isFullyPromoted(ro)) {
     return { kind: 'noop', message: `rollout '${name}' is already fully promoted` };
   }
+  const blueGreen = ro.spec.strategy.blueGreen !== undefined;
   return {
     kind: 'error',
-    message: `rollout '${name}' is not paused and has no step left to skip; use '${cli} promote ${name} --full' to finish the update`,
+    message: blueGreen
+      ? `rollout '${name}' is not paused before the switch (the new version is not ready yet, or is under analysis); use '${cli} promote ${name} --full' to skip the pause and the analyses`
+      : `rollout '${name}' is not paused and has no step left to skip; use '${cli} promote ${name} --full' to finish the update`,
   };
 }
 
-/** The first approval step at or after the current step index, as the status policy reads it. */
-export function approvalStepAhead(ro: Rollout): number | undefined {
+/**
+ * The approval a full promotion would skip, as the status policy reads it
+ * (deploy/approvals/status-policy.yaml), in the words of the refusal: `step ahead (step 3)` for
+ * the first canary approval step at or after the current step index; `gate ahead (before the
+ * switch)` for a blue-green `approval` gate until the controller has passed it (index 0 → 1).
+ */
+export function approvalAhead(ro: Rollout): string | undefined {
   const from = ro.status?.currentStepIndex ?? 0;
-  const steps = ro.spec.strategy.canary?.steps ?? [];
-  const found = steps.findIndex((s, i) => i >= from && s.approval !== undefined);
-  return found < 0 ? undefined : found;
+  const gate = approvalGates(ro).find((g) => g.index >= from);
+  if (gate === undefined) return undefined;
+  return ro.spec.strategy.blueGreen !== undefined
+    ? 'gate ahead (before the switch)'
+    : `step ahead (step ${gate.index + 1})`;
 }
 
 export function decideAbort(ro: Rollout): Decision {

@@ -61,18 +61,61 @@ export function ownedRevisions(ro: Rollout, replicaSets: readonly ReplicaSetLike
 type Template = NonNullable<Rollout['spec']['template']>;
 type Meta = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
+/** The pod metadata the strategy gives pods by role (canary/stable, active/preview). */
+function roleMetadata(ro: Rollout): Meta[] {
+  const { canary, blueGreen } = ro.spec.strategy;
+  return [
+    canary?.canaryMetadata,
+    canary?.stableMetadata,
+    blueGreen?.activeMetadata,
+    blueGreen?.previewMetadata,
+  ].filter((m): m is Meta => m !== undefined);
+}
+
+type AffinityTerm = {
+  labelSelector?: { matchExpressions?: { key?: string }[] };
+  podAffinityTerm?: AffinityTerm;
+};
+type PodAntiAffinity = Record<
+  | 'requiredDuringSchedulingIgnoredDuringExecution'
+  | 'preferredDuringSchedulingIgnoredDuringExecution',
+  AffinityTerm[] | undefined
+>;
+
+/** Blue-green's antiAffinity term (`rollouts-pod-template-hash In [stable]`), which the
+ *  controller adds to a new ReplicaSet's template: it is not part of the revision's template. */
+function dropInjectedAntiAffinity(template: Template): void {
+  const spec = template.spec as { affinity?: { podAntiAffinity?: PodAntiAffinity } } | undefined;
+  const anti = spec?.affinity?.podAntiAffinity;
+  if (spec?.affinity === undefined || anti === undefined) return;
+  const injected = (t: AffinityTerm): boolean =>
+    ((t.podAffinityTerm ?? t).labelSelector?.matchExpressions ?? []).some(
+      (e) => e.key === POD_TEMPLATE_HASH_LABEL,
+    );
+  for (const field of [
+    'requiredDuringSchedulingIgnoredDuringExecution',
+    'preferredDuringSchedulingIgnoredDuringExecution',
+  ] as const) {
+    const kept = anti[field]?.filter((t) => !injected(t));
+    if (kept === undefined) continue;
+    if (kept.length > 0) anti[field] = kept;
+    else delete anti[field];
+  }
+  if (Object.keys(anti).length === 0) delete spec.affinity.podAntiAffinity;
+  if (Object.keys(spec.affinity).length === 0) delete spec.affinity;
+}
+
 /**
  * The Rollout's template as a ReplicaSet carries it, less what the controller added there: the
- * pod-template-hash label (as Argo's undo strips it) and the canaryMetadata/stableMetadata keys
- * it gives pods while they are canary or stable.
+ * pod-template-hash label (as Argo's undo strips it), the canaryMetadata/stableMetadata and
+ * activeMetadata/previewMetadata keys it gives pods by role, and blue-green's anti-affinity term.
  */
 export function templateOf(ro: Rollout, rs: ReplicaSetLike): Template {
   const template = structuredClone(
     (rs.spec as { template?: Template } | undefined)?.template ?? {},
   );
-  const canary = ro.spec.strategy.canary;
   const roleKeys = (field: keyof Meta): string[] =>
-    [canary?.canaryMetadata, canary?.stableMetadata].flatMap((m) => Object.keys(m?.[field] ?? {}));
+    roleMetadata(ro).flatMap((m) => Object.keys(m[field] ?? {}));
   const declared = ro.spec.template.metadata ?? {};
   const meta = (template.metadata ?? {}) as Meta;
   for (const field of ['labels', 'annotations'] as const) {
@@ -82,6 +125,7 @@ export function templateOf(ro: Rollout, rs: ReplicaSetLike): Template {
     for (const key of roleKeys(field)) if (declared[field]?.[key] === undefined) delete values[key];
     if (Object.keys(values).length === 0) delete meta[field];
   }
+  dropInjectedAntiAffinity(template);
   return template;
 }
 

@@ -2,7 +2,8 @@
 // through Healthy → Progressing → Paused → promote → Healthy → abort → Degraded → retry →
 // promote-full → Healthy on the local control plane, every action run as Argo CD runs it (the Lua
 // on the live object, then the merge patch from live to result sent to the /status
-// subresource), and health.lua's verdict checked on the live object captured at each phase.
+// subresource), and health.lua's verdict checked on the live object captured at each phase. A
+// blue-green too: Suspended at its BlueGreenPause, Progressing while the cutover is pending.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Rollout } from '../../src/api/index.ts';
@@ -219,6 +220,82 @@ describe('Argo CD Lua on the Rollouts the controller writes', { skip }, () => {
 
       // Every state the controller wrote on the way: health.lua agrees with the phase the
       // plugin reads from it.
+      const objs = history.events.filter((e) => e.type !== 'DELETED').map((e) => e.object);
+      const toHealth: Record<string, string> = {
+        Healthy: 'Healthy',
+        Progressing: 'Progressing',
+        Paused: 'Suspended',
+        Degraded: 'Degraded',
+      };
+      runLuaMany(HEALTH_LUA, objs, 'health.lua').forEach((outcome, i) => {
+        const obj = objs[i] as Rollout;
+        assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+        assert.equal(
+          (outcome.value as Health).status,
+          toHealth[rolloutPhase(obj).phase],
+          JSON.stringify(obj.status),
+        );
+      });
+    } finally {
+      history.stop();
+    }
+  });
+
+  it('health.lua on a blue-green: Suspended at BlueGreenPause, Progressing while the cutover is pending', async () => {
+    const ns = await testNamespace('argocd-lua-bg');
+    await createService(ns, 'web-active', 'web');
+    await createService(ns, 'web-preview', 'web');
+    const history = await watchRollout(ns, 'web');
+    try {
+      await createRollout(
+        ns,
+        rolloutBody('web', {
+          replicas: 2,
+          strategy: {
+            blueGreen: {
+              activeService: 'web-active',
+              previewService: 'web-preview',
+              autoPromotionEnabled: false,
+              previewReplicaCount: 1,
+            },
+          },
+        }),
+      );
+      const first = await at(history, 'first revision Healthy', phase('Healthy'));
+      assert.deepEqual(verdict(first.obj), { status: 'Healthy', message: '' });
+      let mark = history.mark;
+      await setImage(ns, 'web', 'app:2');
+      const paused = await at(history, 'at the BlueGreenPause', phase('Paused'), mark);
+      assert.deepEqual(verdict(paused.obj), {
+        status: 'Suspended',
+        message: 'Rollout is paused: BlueGreenPause',
+      });
+      assert.deepEqual(enabledActions(paused.obj), ['promote', 'promote-full', 'abort']);
+
+      mark = history.mark;
+      const promote = await runAction('promote', paused.obj);
+      assert.deepEqual(promote.patch, { status: { pauseConditions: null } });
+      // The new version scales to 2 and the active Service waits for both pods: Progressing
+      // with the controller's message, though controllerPause stays set (Argo's completed
+      // pause), not "Waiting for rollout to unpause".
+      const cutover = await at(
+        history,
+        'cutover pending',
+        phase('Progressing', (r) => r.status?.message === 'active service cutover pending'),
+        mark,
+      );
+      assert.deepEqual(verdict(cutover.obj), {
+        status: 'Progressing',
+        message: 'active service cutover pending',
+      });
+      const done = await at(
+        history,
+        'Healthy on revision 2',
+        phase('Healthy', (r) => r.status?.stableRS === paused.obj.status?.currentPodHash),
+        mark,
+      );
+      assert.deepEqual(verdict(done.obj), { status: 'Healthy', message: '' });
+
       const objs = history.events.filter((e) => e.type !== 'DELETED').map((e) => e.object);
       const toHealth: Record<string, string> = {
         Healthy: 'Healthy',

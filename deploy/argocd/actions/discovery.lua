@@ -24,6 +24,16 @@ for i, step in ipairs(steps_list) do
     approvalAhead = true
   end
 end
+-- A blue-green's approval gate before the switch (index 0), until the controller has passed it
+-- (status.currentStepIndex 0 -> 1), as the status policy reads it (src/cli/requests.ts
+-- approvalAhead).
+local function blueGreenGateAhead()
+  local bg = obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen or nil
+  return bg ~= nil and bg.approval ~= nil and (st.currentStepIndex or 0) <= 0
+end
+if blueGreenGateAhead() then
+  approvalAhead = true
+end
 local midSteps = index ~= nil and index < steps
 local paused = len(st.pauseConditions) > 0
 local observed = st.observedGeneration ~= nil
@@ -41,7 +51,8 @@ for _, c in ipairs(st.pauseConditions or {}) do
   end
 end
 local gitPaused = obj.spec.paused == true
-local healthy = st.phase == "Healthy" and not (st.controllerPause == true and not paused)
+-- Healthy as `kubectl stepwise` reads it (a cleared pause not yet acknowledged says Paused).
+local healthy = st.phase == "Healthy"
 local done = fullyPromoted and not paused and not midSteps and observed
 
 local actions = {}

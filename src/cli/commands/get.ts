@@ -167,7 +167,9 @@ export const registerGet: Registrar = (program, deps, act) => {
   get
     .command('rollout')
     .aliases(['ro', 'swro', 'rollouts'])
-    .description('Show a rollout: status, steps, weights, images, revisions, ReplicaSets, Pods')
+    .description(
+      'Show a rollout: status, strategy (steps and weights, or active and preview Services), images, revisions, ReplicaSets, Pods',
+    )
     .addArgument(nameArgument('rollout'))
     .option('-w, --watch', 'keep watching and re-render on every change')
     .option('--timeout-seconds <n>', 'stop watching after this many seconds (0 = never)', '0')

@@ -6,14 +6,22 @@
 import type { AnalysisRun } from '../../api/analysis.ts';
 import { analysisRunInfo, type AnalysisRunInfo } from './analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
-import { hashOf, setWeightAt } from '../../rollout/index.ts';
+import { hashOf } from '../../rollout/index.ts';
 import { REVISION_ANNOTATION, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../api/keys.ts';
 import type { PodLike, ReplicaSetLike } from './objects.ts';
 import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
 import type { IconHealth } from './icons.ts';
-import { pendingApproval, pendingText, recordedApprovals, recordText } from '../approvals.ts';
+import {
+  pendingApproval,
+  pendingText,
+  recordedApprovals,
+  recordText,
+  recordWhere,
+} from '../approvals.ts';
 import { sanitised, type Sanitised } from '../sanitise.ts';
+import { actualWeight as canaryActualWeight } from './strategies/canary.ts';
+import { strategyView, type ReplicaSetRef, type StrategyLine } from './strategies/index.ts';
 
 export type Health = IconHealth;
 export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
@@ -40,48 +48,27 @@ export function rolloutPhase(ro: Rollout): PhaseInfo {
   ) {
     return { phase: 'Progressing', message: WAITING_FOR_GENERATION };
   }
-  if (st.controllerPause && !st.pauseConditions?.length) {
+  // A promote cleared the pause conditions and the controller has not yet written a new phase.
+  // Only while it still says Paused: a blue-green keeps controllerPause through the switch and
+  // post-promotion analysis (Argo's completed BlueGreenPause), with phases of their own.
+  if (st.controllerPause && !st.pauseConditions?.length && st.phase === 'Paused') {
     return { phase: 'Progressing', message: WAITING_FOR_UNPAUSE };
   }
   return { phase: st.phase ?? 'Progressing', message: st.message ?? '' };
 }
 
-export const stepsOf = (ro: Rollout): number => ro.spec.strategy.canary?.steps?.length ?? 0;
+export { isFullyPromoted, setWeight, stepText, stepsOf } from './strategies/canary.ts';
 
-/** stableRS == currentPodHash: the current template is the stable one. */
-export const isFullyPromoted = (ro: Rollout): boolean =>
-  !!ro.status?.stableRS && ro.status.stableRS === ro.status.currentPodHash;
+/** The weight actually served (canary): the router's weight, else the canary's share of pods. */
+export const actualWeight = (ro: Rollout, replicaSets: readonly ReplicaSetLike[]): number =>
+  canaryActualWeight(ro, replicaSets.map(replicaSetRef));
 
-/** `i/n` for a canary with steps, else undefined. */
-export function stepText(ro: Rollout): string | undefined {
-  const n = stepsOf(ro);
-  if (n === 0) return undefined;
-  const i = ro.status?.currentStepIndex;
-  return `${i === undefined ? 0 : Math.min(Math.max(i, 0), n)}/${n}`;
-}
-
-/** The weight the current step asks for (Argo's GetCurrentSetWeight): the planner's rule for
- *  a step index, plus what only the plugin sees: an aborted Rollout asks for none, one without
- *  steps for all, and before the controller has set an index, a promoted one for all. */
-export function setWeight(ro: Rollout): number {
-  if (ro.status?.abort) return 0;
-  const steps = ro.spec.strategy.canary?.steps ?? [];
-  const i = ro.status?.currentStepIndex;
-  if (steps.length === 0) return 100;
-  if (i === undefined) return isFullyPromoted(ro) ? 100 : 0;
-  return setWeightAt(steps, i);
-}
-
-/** The weight actually served: the router's canary weight, else the canary's share of pods. */
-export function actualWeight(ro: Rollout, replicaSets: readonly ReplicaSetLike[]): number {
-  const routed = ro.status?.canary?.weights?.canary.weight;
-  if (routed !== undefined) return routed;
-  const total = ro.status?.availableReplicas ?? 0;
-  if (total <= 0) return 0;
-  const canary = replicaSets.find((rs) => hashOf(rs) === ro.status?.currentPodHash);
-  const available = canary?.status?.availableReplicas ?? 0;
-  return Math.min(100, Math.floor((available * 100) / total));
-}
+const replicaSetRef = (rs: ReplicaSetLike): ReplicaSetRef => ({
+  name: rs.metadata?.name ?? '',
+  hash: hashOf(rs),
+  revision: revisionOf(rs),
+  available: rs.status?.availableReplicas ?? 0,
+});
 
 export interface PodInfo {
   name: string;
@@ -124,10 +111,10 @@ export interface RolloutInfo {
   namespace: string;
   phase: RolloutPhase;
   message: string;
+  /** `Canary`, `BlueGreen`: as the strategy's view names it. */
   strategy: string;
-  step: string | undefined;
-  setWeight: number;
-  actualWeight: number;
+  /** The strategy's own lines under `Strategy:` (strategies/*.ts). */
+  strategyLines: StrategyLine[];
   images: ImageInfo[];
   replicas: { desired: number; current: number; updated: number; ready: number; available: number };
   created: number | undefined;
@@ -185,15 +172,13 @@ export function rolloutInfo(
   allRuns: Sanitised<readonly AnalysisRun[]> = NO_RUNS,
 ): RolloutInfo {
   const st = ro.status ?? {};
-  const fully = isFullyPromoted(ro);
+  const view = strategyView(ro);
   const owner = { uid: ro.metadata.uid, kind: 'Rollout', name: ro.metadata.name };
   const replicaSets = allReplicaSets.filter((rs) => ownedBy(rs.metadata?.ownerReferences, owner));
 
   const infos = replicaSets.map((rs): ReplicaSetInfo => {
     const hash = hashOf(rs);
-    const tags: string[] = [];
-    if (hash !== undefined && hash === st.stableRS) tags.push('stable');
-    if (hash !== undefined && hash === st.currentPodHash && !fully) tags.push('canary');
+    const tags = view.tags(ro, hash);
     const rsOwner = { uid: rs.metadata?.uid, kind: 'ReplicaSet', name: rs.metadata?.name };
     const pods = allPods
       .filter((p) =>
@@ -243,10 +228,8 @@ export function rolloutInfo(
     namespace: ro.metadata.namespace ?? '',
     phase,
     message,
-    strategy: 'Canary',
-    step: stepText(ro),
-    setWeight: setWeight(ro),
-    actualWeight: actualWeight(ro, replicaSets),
+    strategy: view.name,
+    strategyLines: view.header(ro, replicaSets.map(replicaSetRef), now),
     images: imagesOf(ro, infos),
     replicas: {
       desired: ro.spec.replicas ?? 1,
@@ -265,11 +248,11 @@ function approvalLines(ro: Rollout, now: number): { approval?: string; approvals
   const pending = pendingApproval(ro, now);
   return {
     ...(pending !== undefined ? { approval: pendingText(pending) } : {}),
-    approvals: recordedApprovals(ro).map(recordText),
+    approvals: recordedApprovals(ro).map((r) => recordText(r, recordWhere(ro, r))),
   };
 }
 
-/** Images of the stable and canary ReplicaSets (stable first), else those of the template. */
+/** Images of the ReplicaSets with a role (stable first), else those of the template. */
 function imagesOf(ro: Rollout, infos: readonly ReplicaSetInfo[]): ImageInfo[] {
   const images = new Map<string, string[]>();
   const tagged = infos

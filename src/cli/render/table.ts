@@ -1,7 +1,8 @@
 /** PURE: `kubectl stepwise list rollouts`, a kubectl-style table. */
 import type { Rollout } from '../../api/rollout.ts';
 import { columns } from './format.ts';
-import { rolloutPhase, setWeight, stepText, stepsOf } from './info.ts';
+import { rolloutPhase } from './info.ts';
+import { strategyView } from './strategies/index.ts';
 import type { Sanitised } from '../sanitise.ts';
 
 export interface ListOptions {
@@ -24,12 +25,14 @@ export const LIST_HEADERS = [
 export function rolloutRow(ro: Rollout): string[] {
   const st = ro.status ?? {};
   const desired = ro.spec.replicas ?? 1;
+  const view = strategyView(ro);
+  const { step, setWeight } = view.listCells(ro);
   return [
     ro.metadata.name ?? '',
-    'Canary',
+    view.name,
     rolloutPhase(ro).phase,
-    stepText(ro) ?? '-',
-    stepsOf(ro) > 0 || st.currentPodHash !== undefined ? String(setWeight(ro)) : '-',
+    step,
+    setWeight,
     `${st.readyReplicas ?? 0}/${desired}`,
     String(desired),
     String(st.updatedReplicas ?? 0),

@@ -27,9 +27,7 @@ export function renderHeader(info: RolloutInfo, paint: Paint = noColor): string 
   ];
   if (info.message) lines.push(['Message:', info.message]);
   lines.push(['Strategy:', info.strategy]);
-  if (info.step !== undefined) lines.push(['  Step:', info.step]);
-  lines.push(['  SetWeight:', String(info.setWeight)]);
-  lines.push(['  ActualWeight:', String(info.actualWeight)]);
+  for (const [label, value] of info.strategyLines) lines.push([`  ${label}`, value]);
   const images = info.images.map((i) =>
     i.tags.length ? `${i.image} (${i.tags.join(', ')})` : i.image,
   );

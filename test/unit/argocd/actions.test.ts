@@ -27,6 +27,9 @@ import {
   DISCOVERY_LUA,
   aborted,
   awaitingApproval,
+  blueGreenCutover,
+  blueGreenPaused,
+  blueGreenSpec,
   pausedByUser,
   healthy,
   inconclusive,
@@ -244,6 +247,12 @@ describe('Argo CD actions', { skip }, () => {
   });
 });
 
+const bgGate: Partial<Rollout['spec']> = {
+  strategy: {
+    blueGreen: { activeService: 'web-active', previewService: 'web-preview', approval: {} },
+  },
+};
+
 interface DiscoveryCase {
   readonly name: string;
   readonly obj: Rollout;
@@ -278,6 +287,27 @@ const discoveryCases: DiscoveryCase[] = [
     enabled: ['promote', 'promote-full', 'abort'],
   },
   { name: 'aborted', obj: rollout(aborted), enabled: ['promote-full', 'retry'] },
+  {
+    name: 'blue-green at its pause before the switch',
+    obj: rollout(blueGreenPaused, blueGreenSpec),
+    enabled: ['promote', 'promote-full', 'abort'],
+  },
+  {
+    name: 'blue-green promoted, cutover pending (controllerPause kept): no promote left',
+    obj: rollout(blueGreenCutover, blueGreenSpec),
+    enabled: ['promote-full', 'abort'],
+  },
+  {
+    name: 'blue-green with an approval gate not yet approved: no full promotion past it',
+    obj: rollout({ ...blueGreenCutover, currentStepIndex: 0 }, bgGate),
+    enabled: ['abort'],
+  },
+  {
+    name: 'blue-green whose gate the controller has passed (index 1)',
+    obj: rollout({ ...blueGreenCutover, currentStepIndex: 1 }, bgGate),
+    enabled: ['promote-full', 'abort'],
+  },
+
   {
     name: 'paused in Git: no promotion from Argo CD',
     obj: rollout(pausedAtStep, { paused: true }),
@@ -324,6 +354,8 @@ const arbitraryRollout: fc.Arbitrary<Rollout> = fc
     hasStatus: fc.boolean(),
     // true: an approval step (a full promotion may not skip it), false: a setWeight step.
     steps: fc.array(fc.boolean(), { maxLength: 4 }),
+    // blueGreenGate: with an approval gate before the switch.
+    strategy: fc.constantFrom('canary', 'canary', 'blueGreen', 'blueGreenGate'),
     specPaused: fc.option(fc.boolean(), { nil: undefined }),
     status: fc.record(
       {
@@ -332,7 +364,12 @@ const arbitraryRollout: fc.Arbitrary<Rollout> = fc
         currentStepIndex: fc.integer({ min: 0, max: 5 }),
         pauseConditions: fc.array(
           fc
-            .constantFrom('CanaryPauseStep', 'AwaitingApproval', 'InconclusiveAnalysisRun')
+            .constantFrom(
+              'CanaryPauseStep',
+              'BlueGreenPause',
+              'AwaitingApproval',
+              'InconclusiveAnalysisRun',
+            )
             .map((reason) => ({ reason, startTime: T })),
           { maxLength: 2 },
         ),
@@ -341,22 +378,51 @@ const arbitraryRollout: fc.Arbitrary<Rollout> = fc
         promoteFull: fc.boolean(),
         stableRS: fc.constantFrom('h2', 'h3', ''),
         currentPodHash: fc.constantFrom('h2', 'h3'),
+        approvals: fc.array(
+          fc.record({
+            revision: fc.constantFrom('h2', 'h3'),
+            decision: fc.constantFrom('Approve' as const, 'Reject' as const),
+          }),
+          { maxLength: 2 },
+        ),
       },
       { requiredKeys: [] },
     ),
   })
-  .map(({ hasStatus, steps, specPaused, status }) =>
+  .map(({ hasStatus, steps, strategy, specPaused, status }) =>
     json(
-      rollout(hasStatus ? (status as RolloutStatus) : undefined, {
-        ...(specPaused !== undefined ? { paused: specPaused } : {}),
-        strategy: {
-          canary: {
-            steps: steps.map((approval, i) =>
-              approval ? { approval: {} } : { setWeight: 10 * (i + 1) },
-            ),
-          },
+      rollout(
+        hasStatus
+          ? {
+              ...status,
+              approvals: status.approvals?.map((r) => ({
+                ...r,
+                step: 0,
+                by: 'a',
+                via: 'plugin',
+                at: T,
+              })),
+            }
+          : undefined,
+        {
+          ...(specPaused !== undefined ? { paused: specPaused } : {}),
+          strategy:
+            strategy === 'canary'
+              ? {
+                  canary: {
+                    steps: steps.map((approval, i) =>
+                      approval ? { approval: {} } : { setWeight: 10 * (i + 1) },
+                    ),
+                  },
+                }
+              : {
+                  blueGreen: {
+                    activeService: 'web-active',
+                    ...(strategy === 'blueGreenGate' ? { approval: {} } : {}),
+                  },
+                },
         },
-      }),
+      ),
     ),
   );
 

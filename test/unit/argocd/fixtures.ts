@@ -208,3 +208,49 @@ export const refused: RolloutStatus = {
 
 /** A new generation the controller has not yet observed (its status is generation 1's). */
 export const notObserved: RolloutStatus = { ...healthy, observedGeneration: '1' };
+
+/** A blue-green Rollout (active web-active, preview web-preview). */
+export const blueGreenSpec: Partial<Rollout['spec']> = {
+  strategy: { blueGreen: { activeService: 'web-active', previewService: 'web-preview' } },
+};
+
+/** Blue-green at its BlueGreenPause: preview on h3 and ready, active on h2. */
+export const blueGreenPaused: RolloutStatus = {
+  ...healthy,
+  phase: 'Paused',
+  message: 'BlueGreenPause',
+  currentPodHash: 'h3',
+  stableRS: 'h2',
+  replicas: 6,
+  updatedReplicas: 2,
+  controllerPause: true,
+  pauseConditions: [{ reason: 'BlueGreenPause', startTime: T }],
+  blueGreen: { activeSelector: 'h2', previewSelector: 'h3' },
+  conditions: [
+    cond('Progressing', 'Unknown', 'RolloutPaused', 'Rollout is paused'),
+    cond('Paused', 'True', 'RolloutPaused', 'Rollout is paused'),
+  ],
+};
+
+/** Promoted (the pause is completed: controllerPause stays, as Argo's), new pods coming up. */
+export const blueGreenCutover: RolloutStatus = {
+  ...blueGreenPaused,
+  phase: 'Progressing',
+  message: 'active service cutover pending',
+  pauseConditions: [],
+  conditions: [
+    cond('Progressing', 'True', 'RolloutResumed', 'Rollout is resumed'),
+    cond('Paused', 'False', 'RolloutResumed', 'Rollout is resumed'),
+  ],
+};
+
+/** Switched to h3; post-promotion analysis running, stable still h2. */
+export const blueGreenPostAnalysis: RolloutStatus = {
+  ...blueGreenCutover,
+  message: 'waiting for analysis to complete',
+  blueGreen: {
+    activeSelector: 'h3',
+    previewSelector: 'h3',
+    postPromotionAnalysisRunStatus: { name: 'web-h3-3-post', status: 'Running' },
+  },
+};

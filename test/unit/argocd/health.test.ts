@@ -10,6 +10,10 @@ import {
   HEALTH_LUA,
   aborted,
   awaitingApproval,
+  blueGreenCutover,
+  blueGreenPaused,
+  blueGreenPostAnalysis,
+  blueGreenSpec,
   deadlineExceeded,
   healthy,
   inconclusive,
@@ -121,6 +125,30 @@ const cases: Case[] = [
     message: 'Rollout is paused',
   },
   {
+    name: 'blue-green at its pause before the switch',
+    obj: rollout(blueGreenPaused, blueGreenSpec),
+    status: 'Suspended',
+    message: 'Rollout is paused: BlueGreenPause',
+  },
+  {
+    name: 'blue-green promoted, cutover pending (controllerPause kept, as Argo)',
+    obj: rollout(blueGreenCutover, blueGreenSpec),
+    status: 'Progressing',
+    message: 'active service cutover pending',
+  },
+  {
+    name: 'blue-green switched, post-promotion analysis running',
+    obj: rollout(blueGreenPostAnalysis, blueGreenSpec),
+    status: 'Progressing',
+    message: 'waiting for analysis to complete',
+  },
+  {
+    name: 'blue-green promoted, not yet acknowledged (still Paused, no pause conditions)',
+    obj: rollout({ ...blueGreenPaused, pauseConditions: [] }, blueGreenSpec),
+    status: 'Progressing',
+    message: 'Waiting for rollout to unpause',
+  },
+  {
     name: 'a promote not yet acknowledged (controllerPause, no pause conditions)',
     obj: rollout(promotedNotYetSeen),
     status: 'Progressing',
@@ -194,6 +222,7 @@ describe('health.lua', { skip }, () => {
     };
     const reason = fc.constantFrom(
       'CanaryPauseStep',
+      'BlueGreenPause',
       'AwaitingApproval',
       'InconclusiveAnalysisRun',
     );
@@ -201,7 +230,12 @@ describe('health.lua', { skip }, () => {
       {
         observedGeneration: fc.constantFrom('1', '2', '3'),
         phase: fc.constantFrom('Healthy', 'Progressing', 'Paused', 'Degraded'),
-        message: fc.constantFrom('', 'CanaryPauseStep', 'more replicas need to be updated'),
+        message: fc.constantFrom(
+          '',
+          'CanaryPauseStep',
+          'more replicas need to be updated',
+          'active service cutover pending',
+        ),
         controllerPause: fc.boolean(),
         pauseConditions: fc.array(
           reason.map((r) => ({ reason: r, startTime: '2026-03-01T12:00:00Z' })),

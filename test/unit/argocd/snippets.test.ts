@@ -185,6 +185,14 @@ describe('deploy/flux/kustomization-snippet.yaml', () => {
     assert.deepEqual(paths('TrafficSplit', 'split.smi-spec.io'), ['/spec/backends']);
   });
 
+  it("names the Services of both strategies in the Service rule (canary's and blue-green's)", () => {
+    const name = new RegExp(rule('', 'Service')?.target.name ?? '^$');
+    for (const service of ['web-canary', 'web-stable', 'web-active', 'web-preview']) {
+      assert.match(service, name);
+    }
+    assert.doesNotMatch('web-active-old', name);
+  });
+
   it('covers everything the controller applies to a Service outside metadata', () => {
     const applied = pinService(
       {

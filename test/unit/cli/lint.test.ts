@@ -54,6 +54,31 @@ describe('lint, pure', () => {
     assert.deepEqual(r.clean, ['f2.yaml: 1 document OK']);
   });
 
+  it('blue-green: its rules and its analyses, one line each', () => {
+    const blueGreen = ROLLOUT.replace(
+      / {2}strategy:\n[\s\S]*$/,
+      `  revisionHistoryLimit: 2
+  strategy:
+    blueGreen:
+      activeService: web
+      previewService: web
+      scaleDownDelayRevisionLimit: 3
+      prePromotionAnalysis: {templates: [{templateName: success-rate}]}
+      postPromotionAnalysis: {templates: [{templateName: missing}]}
+`,
+    );
+    const r = lint(blueGreen, TEMPLATE);
+    const at = 'f1.yaml: document 1 (Rollout/web)';
+    assert.deepEqual(r.problems, [
+      `${at}: spec.strategy.blueGreen: activeService and previewService must differ`,
+      `${at}: spec.revisionHistoryLimit: must not be less than strategy.blueGreen.scaleDownDelayRevisionLimit`,
+    ]);
+    const fixed = blueGreen.replace('previewService: web', 'previewService: web-preview');
+    assert.deepEqual(lint(fixed.replace('RevisionLimit: 3', 'RevisionLimit: 1'), TEMPLATE).notes, [
+      `${at}: spec.strategy.blueGreen.postPromotionAnalysis: not checked offline: AnalysisTemplate "missing" not in the files given`,
+    ]);
+  });
+
   it('schema problems: unknown fields, wrong types, a step with two actions', () => {
     const r = lint(
       ROLLOUT.replace('- setWeight: 20', '- {setWeight: 20, pause: {}}').replace(
@@ -183,9 +208,13 @@ describe('lint, the command', () => {
 
   it('the shipped examples and the analysis catalogue are clean', async () => {
     const root = join(import.meta.dirname, '..', '..', '..');
-    const files = ['analysis.yaml', 'approval.yaml', 'rollout.yaml', 'traffic.yaml'].map((f) =>
-      join(root, 'deploy', 'examples', f),
-    );
+    const files = [
+      'analysis.yaml',
+      'approval.yaml',
+      'bluegreen.yaml',
+      'rollout.yaml',
+      'traffic.yaml',
+    ].map((f) => join(root, 'deploy', 'examples', f));
     const r = await runCli(['lint', ...files], { env });
     assert.equal(r.code, 0, r.out);
   });

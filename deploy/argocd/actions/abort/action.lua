@@ -4,13 +4,12 @@
 local st = obj.status or {}
 local name = obj.metadata.name or ""
 
-local paused = st.pauseConditions ~= nil and table.getn(st.pauseConditions) > 0
 local observed = st.observedGeneration ~= nil
   and obj.metadata.generation ~= nil
   and tonumber(st.observedGeneration) == obj.metadata.generation
 local fullyPromoted = st.stableRS ~= nil and st.stableRS ~= "" and st.stableRS == st.currentPodHash
--- The phase as `kubectl stepwise` reads it: a cleared pause not yet acknowledged is Progressing.
-local healthy = st.phase == "Healthy" and not (st.controllerPause == true and not paused)
+-- Healthy as `kubectl stepwise` reads it (a cleared pause not yet acknowledged says Paused).
+local healthy = st.phase == "Healthy"
 
 if st.abort == true then
   -- already aborted: nothing to write

@@ -47,6 +47,19 @@ for i, step in ipairs(steps_list) do
       .. "break-glass right: 'kubectl stepwise approve " .. name .. " --break-glass')", 0)
   end
 end
+-- A blue-green's approval gate before the switch (index 0), until the controller has passed it
+-- (status.currentStepIndex 0 -> 1), as the status policy reads it (src/cli/requests.ts
+-- approvalAhead).
+local function blueGreenGateAhead()
+  local bg = obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen or nil
+  return bg ~= nil and bg.approval ~= nil and (st.currentStepIndex or 0) <= 0
+end
+if blueGreenGateAhead() then
+  error("rollout '" .. name .. "' has an approval gate ahead (before the switch), which a full "
+    .. "promotion may not skip; approve it with 'kubectl stepwise approve " .. name .. "' when the "
+    .. "rollout waits there (without its approvers only with the break-glass right: 'kubectl "
+    .. "stepwise approve " .. name .. " --break-glass')", 0)
+end
 if obj.status == nil then
   obj.status = {}
 end

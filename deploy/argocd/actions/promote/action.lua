@@ -46,8 +46,11 @@ if pausedByUser then
 end
 if awaitingApproval then
   -- An approval step counts people, not promotions: a cleared pause would only come back.
-  error("rollout '" .. name .. "' waits for approval at step " .. tostring((index or 0) + 1)
-    .. "; approve it with 'kubectl stepwise approve " .. name .. "' (recorded with your name); "
+  local where = "at step " .. tostring((index or 0) + 1)
+  if obj.spec.strategy ~= nil and obj.spec.strategy.blueGreen ~= nil then
+    where = "before the switch"
+  end
+  error("rollout '" .. name .. "' waits for approval " .. where .. "; approve it with 'kubectl stepwise approve " .. name .. "' (recorded with your name); "
     .. "only the break-glass right passes it without its approvers ('kubectl stepwise approve "
     .. name .. " --break-glass')", 0)
 end
