@@ -192,7 +192,7 @@ export class BlueGreenWatch {
     };
     this.#replicaSets.set(hash, rs);
     const who = `ReplicaSet ${name} (${rs.version}, revision ${revision})`;
-    const pods = `${rs.available}/${rs.desired} pods available`;
+    const pods = `${rs.desired} desired, ${rs.available} available`;
     if (before === undefined) say(`${who} created: ${pods}`);
     else if (before.desired !== rs.desired || before.available !== rs.available)
       say(`${who}: ${pods}`);
