@@ -40,10 +40,18 @@ interface Subject {
 const BLUE_GREEN: Subject = { label: 'blue-green', name: 'bg', service: 'bg-active' };
 const CANARY: Subject = { label: 'canary', name: 'cn', service: 'cn-stable' };
 
+/** What the controller bench wrote (.stepwise/bench/controller.json) that is compared here. */
+interface ControllerBenchData {
+  readonly canaryReplicaSetCreatedMs?: Stats;
+  readonly requestsPerCanary?: Record<string, number>;
+}
+
 interface Samples {
   readonly created: number[];
   readonly availableToSwitch: number[];
   readonly writes: number[];
+  /** Each update's writes by verb and resource, to find the odd one out. */
+  readonly perUpdate: Record<string, number>[];
   /** Requests of every verb and resource over all updates, for the breakdown. */
   readonly counts: Map<string, number>;
 }
@@ -59,6 +67,8 @@ const benchmark: Benchmark = {
       { floor?: { watchPlusWriteP50Ms?: number } } | undefined;
     const floor = floorData?.floor?.watchPlusWriteP50Ms;
     const ratio = (x: number): string => (floor ? `${(x / floor).toFixed(2)}×` : 'n/a');
+    // make bench runs this one after the controller bench: its canary figures are this run's.
+    const canaryBench = (await ctx.previous('controller')) as ControllerBenchData | undefined;
     await installCrds(http);
     await createNamespace(http, NS);
     for (const name of ['bg-active', 'bg-preview', 'cn-stable', 'cn-canary']) {
@@ -74,7 +84,13 @@ const benchmark: Benchmark = {
       await createRollouts(http);
       const results = new Map<Subject, Samples>();
       for (const s of [BLUE_GREEN, CANARY]) {
-        results.set(s, { created: [], availableToSwitch: [], writes: [], counts: new Map() });
+        results.set(s, {
+          created: [],
+          availableToSwitch: [],
+          writes: [],
+          perUpdate: [],
+          counts: new Map(),
+        });
       }
       ctx.log(
         `${SAMPLES} updates each of a blue-green and a canary Rollout (${REPLICAS} pods), alternating...`,
@@ -112,6 +128,7 @@ const benchmark: Benchmark = {
         `  ${''.padEnd(12)}${'available → switch'.padEnd(24)}${'ratio to floor'.padEnd(18)}${'change → new RS'.padEnd(22)}writes`,
         sideBySide('blue-green', switchBg, createdBg, writesBg, ratio),
         sideBySide('canary', switchCn, createdCn, writesCn, ratio),
+        controllerBenchLine(canaryBench, createdBg, writesBg, sumBy(fourStep, WRITE_VERBS)),
       ];
       return {
         summary,
@@ -124,12 +141,14 @@ const benchmark: Benchmark = {
             templateChangeToReplicaSetMs: createdBg,
             writesPerUpdate: writesBg,
             requestsOverAllUpdates: Object.fromEntries(bg.counts),
+            writesByUpdate: bg.perUpdate,
           },
           canary: {
             availableToStableSwitchMs: switchCn,
             templateChangeToReplicaSetMs: createdCn,
             writesPerUpdate: writesCn,
             requestsOverAllUpdates: Object.fromEntries(cn.counts),
+            writesByUpdate: cn.perUpdate,
           },
           fourStepCanaryRequests: Object.fromEntries(fourStep),
         },
@@ -204,6 +223,9 @@ async function oneUpdate(
   await quiet(ctl);
   const spent = diffCounts(before, requestCounts(await ctl.metrics()));
   into.writes.push(sumBy(spent, WRITE_VERBS));
+  into.perUpdate.push(
+    Object.fromEntries([...spent].filter(([k]) => WRITE_VERBS.includes(k.split(' ')[0] ?? ''))),
+  );
   for (const [k, v] of spent) into.counts.set(k, (into.counts.get(k) ?? 0) + v);
 }
 
@@ -258,5 +280,22 @@ function sideBySide(
   return (
     `  ${label.padEnd(12)}${pair(toSwitch).padEnd(24)}${`${ratio(toSwitch.p50)} / ${ratio(toSwitch.p99)}`.padEnd(18)}` +
     `${pair(created).padEnd(22)}${writes.p50}`
+  );
+}
+
+/** The blue-green figures beside the controller bench's canary ones (`make bench` runs it first). */
+function controllerBenchLine(
+  canary: ControllerBenchData | undefined,
+  created: Stats,
+  writes: Stats,
+  fourStepWrites: number,
+): string {
+  const c = canary?.canaryReplicaSetCreatedMs;
+  if (c === undefined) return 'controller bench: no figures on record (make bench runs it first)';
+  const requests = new Map(Object.entries(canary?.requestsPerCanary ?? {}));
+  return (
+    `beside the controller bench's canary: change → new RS p50 ${created.p50.toFixed(1)} ms ` +
+    `(canary ${c.p50.toFixed(1)}), p99 ${created.p99.toFixed(1)} (canary ${c.p99.toFixed(1)}); writes ` +
+    `per update ${writes.p50} (its 4-step canary ${sumBy(requests, WRITE_VERBS)}, here ${fourStepWrites})`
   );
 }
