@@ -12,7 +12,7 @@ import type { Fragment } from './order.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
 import { replicaSetBody, replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
 import type { Revision } from './revision.ts';
-import { pinService, servicesOf } from './services.ts';
+import { pinService, releaseService, servicesOf } from './services.ts';
 import type { ServiceRole } from './services.ts';
 import type { Observed, Write } from './types.ts';
 
@@ -167,6 +167,26 @@ export function pinServices(
   return { writes: { services } };
 }
 
+/** Services the Rollout marked but no longer names (its strategy changed, say): their selector
+ *  loses our hash, so no Service is left pinned to a version nothing keeps. */
+export function releaseServices(o: Observed): Fragment {
+  const named = new Set(servicesOf(o.rollout).map((s) => s.name));
+  const rolloutName = o.rollout.metadata.name ?? '';
+  const services = [...o.services].flatMap(([name, service]): Write[] => {
+    if (named.has(name)) return [];
+    const change = releaseService(service, rolloutName);
+    if (change === undefined) return [];
+    return [
+      { kind: 'applyService', body: change.body },
+      normal(
+        Reason.SwitchService,
+        `Released service '${name}' (no longer named by the Rollout): selector no longer pinned to '${change.from ?? ''}'`,
+      ),
+    ];
+  });
+  return { writes: { services } };
+}
+
 /** Running pods of the stable and current hashes patched to their role's metadata. */
 export function patchPodRoles(
   o: Observed,
@@ -188,3 +208,34 @@ export function patchPodRoles(
   });
   return { writes: { podMetadata } };
 }
+
+/** On promotion the old stable keeps its pods until its scale-down deadline (the Service has
+ *  just left it; clients drain), then goes to 0: the write that records the deadline (stage
+ *  holdOldStable) and the wake-up. Nothing when it has no pods or the delay is 0. */
+export function holdOldStable(
+  old: ReplicaSet | undefined,
+  delaySeconds: number,
+  now: number,
+): Fragment {
+  const left = old?.spec?.replicas ?? 0;
+  if (old === undefined || left === 0 || delaySeconds === 0) return {};
+  const deadline = now + delaySeconds * 1000;
+  return {
+    writes: {
+      holdOldStable: [
+        {
+          kind: 'applyReplicaSet',
+          reason: 'scale-down-delay',
+          body: rescaledBody(old, {
+            replicas: left,
+            scaleDownDeadline: new Date(deadline).toISOString(),
+          }),
+        },
+      ],
+    },
+    requeueAt: [deadline],
+  };
+}
+
+/** Argo's default scaleDownDelaySeconds. */
+export const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;

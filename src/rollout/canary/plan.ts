@@ -9,13 +9,11 @@
  */
 import { PauseReason } from '../../api/index.ts';
 import type { ApprovalRecord, CanaryStrategy, Person, Rollout } from '../../api/index.ts';
-import type { AnalysisTemplate } from '../../api/index.ts';
-import type { RunContext } from '../../api/analysis-run.ts';
 import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
+import { runContext } from '../analysis.ts';
 import type { Verdict } from '../analysis.ts';
 import { planAnalysis } from '../analysis-steps.ts';
 import { takeRequests } from '../approval.ts';
-import { approvalPeopleProblems } from '../approval-people.ts';
 import type { ApprovalWait } from '../approval.ts';
 import {
   deleteOldReplicaSets,
@@ -43,16 +41,10 @@ import { canaryProblems } from './validate.ts';
 import type { Targets } from './targets.ts';
 import { desiredTraffic, maxTrafficWeight, planTraffic, routed } from './traffic.ts';
 
-const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
-
 export const canaryStrategy: Strategy = {
   specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
   // The router's objects (missing route, backends not found, claimed by another Rollout).
-  observedProblems: (o) => [
-    ...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : []),
-    // Needs the cluster's people mapping, so not among the spec's own rules.
-    ...approvalPeopleProblems(canaryOf(o.rollout).steps ?? [], o.approvalPeople ?? []),
-  ],
+  observedProblems: (o) => [...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : [])],
   plan: planCanary,
 };
 
@@ -90,7 +82,7 @@ function planCanary(o: Observed): StrategyPlan {
   // Analysis: the step's run and the background run give their verdicts (abort, pause, go on).
   const walking = !where.steady && !progress.abort && !held;
   const analysis = planAnalysis({
-    ctx: runContext(o, where, progress),
+    ctx: runContext(o, where, progress.stableHash),
     runs: o.analysisRuns ?? [],
     progress,
     stepAnalysis: steps[progress.stepIndex]?.analysis,
@@ -245,17 +237,6 @@ function takeApprovals(
     people: o.approvalPeople ?? [],
   });
   return { records: taken.records, fragment: { events: taken.events, answers: taken.answers } };
-}
-
-function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
-  return {
-    rollout: o.rollout,
-    hash: where.hash,
-    stableHash: progress.stableHash,
-    revision: where.revision,
-    templates: o.analysisTemplates ?? NO_TEMPLATES,
-    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
-  };
 }
 
 /** The ReplicaSets stand exactly at the counts of the step in force (Argo's

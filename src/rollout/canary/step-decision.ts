@@ -1,7 +1,7 @@
 /**
  * The step decision of a canary pass, by how the step's kind completes (step-kinds.ts): at the
  * ReplicaSets' counts (setWeight, setCanaryScale, routes), when its pause ends (its duration or
- * a person), when its analysis run passed, when people approved (approval-step.ts); and the full
+ * a person), when its analysis run passed, when people approved (approval-decision.ts); and the full
  * promotion at the end (the canary becomes the stable). Each returns the progress after it and a Fragment
  * (its events, its requeue time, the old stable's hold on promotion).
  */
@@ -18,13 +18,11 @@ import type { Verdict } from '../analysis.ts';
 import { normal } from '../events.ts';
 import type { Fragment } from '../order.ts';
 import type { Progress } from '../progress.ts';
-import { rescaledBody } from '../replicasets.ts';
+import { DEFAULT_SCALE_DOWN_DELAY_SECONDS, holdOldStable } from '../child-writes.ts';
 import type { Condition } from '../../api/index.ts';
 import type { EventWrite } from '../types.ts';
-import { approvalStepDecision } from './approval-step.ts';
+import { approvalGateDecision } from '../approval-decision.ts';
 import { STEP_KINDS, kindOf, stepLabel } from './step-kinds.ts';
-
-const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
 /** What the step decision has to tell the status: why it aborts, why it is paused. */
 export interface StepNotes {
@@ -81,7 +79,7 @@ export function stepDecision(
     case 'approved': {
       if (step?.approval === undefined) return stay;
       const wait = { step: step.approval, index, hash: c.hash };
-      return approvalStepDecision(c, p, wait, steps.length, completed);
+      return approvalGateDecision(c, p, wait, `step ${index + 1}/${steps.length}`, completed);
     }
     case 'pauseEnds':
       return step?.pause === undefined ? stay : pauseDecision(c, p, step.pause, completed);
@@ -157,24 +155,10 @@ export function promote(
     Reason.RolloutCompleted,
     `Rollout completed update to revision ${revision} (${hash})`,
   );
-  const left = previousStable?.spec?.replicas ?? 0;
   let fragment: Fragment = { events: [completed] };
-  if (previousStable !== undefined && left > 0 && canary.stableService !== undefined) {
+  if (canary.stableService !== undefined) {
     const delay = canary.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-    const deadline = new Date(now + delay * 1000).toISOString();
-    fragment = {
-      ...fragment,
-      writes: {
-        holdOldStable: [
-          {
-            kind: 'applyReplicaSet',
-            reason: 'scale-down-delay',
-            body: rescaledBody(previousStable, { replicas: left, scaleDownDeadline: deadline }),
-          },
-        ],
-      },
-      requeueAt: [now + delay * 1000],
-    };
+    fragment = { ...holdOldStable(previousStable, delay, now), events: [completed] };
   }
   return {
     progress: {

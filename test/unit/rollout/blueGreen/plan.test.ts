@@ -428,4 +428,50 @@ describe('blue-green planner', () => {
     assert.match(st.message ?? '', /activeService and previewService must differ/);
     assert.match(st.message ?? '', /scaleDownDelayRevisionLimit/);
   });
+
+  it('a GitOps re-apply of the Services mid-update is put back, never to the wrong version, and a post-promotion run keeps running', () => {
+    const s = bgSim({ postPromotionAnalysis: analysis, autoPromotionEnabled: false });
+    s.setImage('web:2');
+    s.run();
+    const git = (): void => {
+      for (const name of ['active', 'preview']) {
+        const svc = s.services.get(name);
+        if (svc?.spec) svc.spec.selector = { app: 'web' };
+      }
+    };
+    git();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 1));
+    assert.equal(selected(s, 'preview'), hashOfRevision(s, 2));
+    s.promote();
+    s.run();
+    const run = runsOf(s).find((n) => n.endsWith('-post')) ?? '';
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    git();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    assert.notEqual(s.analysisRuns.get(run)?.spec.terminate, true);
+    s.setRunPhase(run, 'Successful');
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Healthy');
+  });
+
+  it('pods that fail after starting during post-promotion analysis send the active Service back to the stable at once', () => {
+    const s = bgSim({ postPromotionAnalysis: analysis, autoPromotionEnabled: false });
+    s.setImage('web:2');
+    s.run();
+    s.promote();
+    s.run();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    // The new pods crash: the ReplicaSet controller reports them unavailable.
+    s.unreadyImages.add('web:2');
+    s.settle();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 1));
+    s.run();
+    const st = s.rollout.status ?? {};
+    assert.equal(st.phase, 'Degraded');
+    assert.match(st.message ?? '', /lost availability while serving/);
+    assert.equal(st.stableRS, hashOfRevision(s, 1));
+  });
 });
