@@ -8,7 +8,8 @@
  *
  * The story, top to bottom: install the CRD and start the controller; a first deploy; a new image
  * that stops at 25% until promoted; the timed steps to Healthy; another image, aborted at its first
- * pause; the Events. The machinery is in demo-kit.ts and demo-timeline.ts.
+ * pause; the Events; then traffic routing, analysis, approvals and a blue-green update (one module
+ * each). The machinery is in demo-kit.ts and demo-timeline.ts.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -37,6 +38,7 @@ import {
 } from './demo-kit.ts';
 import { analysisAct, startMetrics } from './demo-analysis.ts';
 import { approvalAct, startApprovalStage } from './demo-approval.ts';
+import { blueGreenAct } from './demo-bluegreen.ts';
 import { installGatewayApi, trafficAct } from './demo-traffic.ts';
 import { Timeline, describeStep } from './demo-timeline.ts';
 
@@ -374,6 +376,7 @@ async function main(): Promise<void> {
   await trafficAct(NS, '7.');
   await analysisAct(NS, metrics);
   await approvalAct(NS, approvals, '9.');
+  await blueGreenAct(NS, '10.');
 
   section('Done');
   say(
@@ -388,7 +391,10 @@ async function main(): Promise<void> {
     '  - a bad release judged by Prometheus: the measured success rate, the condition it failed,',
     '    and the rollback, with no one watching;',
     '  - an approval step: a signed link sent to a webhook, its confirmation page, an approval by',
-    '    POST, and who approved kept in the Rollout status.',
+    '    POST, and who approved kept in the Rollout status;',
+    '  - blue-green: the new version beside the old, the preview Service on it once its pods are',
+    '    available, a pause until promoted, the active Service switched (SwitchService), and the',
+    '    old version kept for its scale-down delay, then scaled to zero.',
   );
   say('', 'Stopping the controller:');
   await stopController(controller);

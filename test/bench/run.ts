@@ -1,5 +1,6 @@
 // make bench: runs the benchmarks in test/bench/ (control-plane first: later ones compare
-// themselves with its API server floor, then the others by file name), or only those named on
+// themselves with its API server floor, then the others by file name, bluegreen last: it
+// compares itself with the controller bench's canary figures), or only those named on
 // the command line; the opt-in ones (scale: 10,000 Rollouts, `make bench-scale`) only when named,
 // and last, since they leave the shared cluster full. Figures are printed and written to .stepwise/bench/<name>.json.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,6 +14,8 @@ import type { BenchContext, Benchmark } from './harness.ts';
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const OUT_DIR = join(STATE_DIR, 'bench');
 const FIRST = 'control-plane.bench.ts';
+/** After the others: they compare themselves with the controller bench's canary of the run. */
+const LAST = ['bluegreen.bench.ts'];
 /** Too long for `make bench` on 2 cores. */
 const OPT_IN = ['scale.bench.ts'];
 
@@ -20,7 +23,8 @@ async function benchmarkFiles(only: readonly string[]): Promise<string[]> {
   const files = (await readdir(BENCH_DIR)).filter((f) => f.endsWith('.bench.ts')).sort();
   const ordered = [
     ...files.filter((f) => f === FIRST),
-    ...files.filter((f) => f !== FIRST && !OPT_IN.includes(f)),
+    ...files.filter((f) => f !== FIRST && !LAST.includes(f) && !OPT_IN.includes(f)),
+    ...files.filter((f) => LAST.includes(f)),
     ...files.filter((f) => OPT_IN.includes(f)),
   ];
   if (only.length === 0) return ordered.filter((f) => !OPT_IN.includes(f));

@@ -1,0 +1,301 @@
+// Blue-green against the API server floor of the same run (issue 21): from the new ReplicaSet
+// fully available to the active Service switched to it (a watch event, then one write: the
+// floor's own shape), template change → new ReplicaSet, and the API writes one complete update
+// costs, each beside a canary measured the same way on the same cluster and controller (no steps,
+// so that its stable Service, too, switches as soon as the new pods are all available), plus the
+// 4-step canary of the controller bench, counted as that bench counts it.
+import type { KubeHttp } from '../cluster/kube-http.ts';
+import { serviceManifest } from '../fixtures/traffic.ts';
+import type { ControllerProcess } from '../e2e/support/controller.ts';
+import {
+  clientFor,
+  controller,
+  createNamespace,
+  diffCounts,
+  healthyAndPromoted,
+  installCrds,
+  quiet,
+  requestCounts,
+  rollout,
+  ROLLOUTS,
+  setImage,
+  sumBy,
+  waitRollout,
+  WRITE_VERBS,
+} from './controller-support.ts';
+import { formatStats, machine, stats, type Benchmark, type Stats } from './harness.ts';
+import { SwitchTracker } from './switch-tracker.ts';
+
+const NS = 'bench-bluegreen';
+const REPLICAS = 4;
+/** Updates per strategy; BENCH_BLUEGREEN_SAMPLES for a quicker look. */
+const SAMPLES = Number(process.env['BENCH_BLUEGREEN_SAMPLES'] ?? 30);
+
+interface Subject {
+  readonly label: string;
+  readonly name: string;
+  /** The Service that moves to the new version when its pods are all available. */
+  readonly service: string;
+}
+const BLUE_GREEN: Subject = { label: 'blue-green', name: 'bg', service: 'bg-active' };
+const CANARY: Subject = { label: 'canary', name: 'cn', service: 'cn-stable' };
+
+/** What the controller bench wrote (.stepwise/bench/controller.json) that is compared here. */
+interface ControllerBenchData {
+  readonly canaryReplicaSetCreatedMs?: Stats;
+  readonly requestsPerCanary?: Record<string, number>;
+}
+
+interface Samples {
+  readonly created: number[];
+  readonly availableToSwitch: number[];
+  readonly writes: number[];
+  /** Each update's writes by verb and resource, to find the odd one out. */
+  readonly perUpdate: Record<string, number>[];
+  /** Requests of every verb and resource over all updates, for the breakdown. */
+  readonly counts: Map<string, number>;
+}
+
+const benchmark: Benchmark = {
+  name: 'bluegreen',
+  description:
+    'blue-green: new ReplicaSet available → active Service switched, writes per update; beside a canary',
+  async run(ctx) {
+    const cluster = await ctx.cluster();
+    const http = clientFor(cluster);
+    const floorData = (await ctx.previous('control-plane')) as
+      { floor?: { watchPlusWriteP50Ms?: number } } | undefined;
+    const floor = floorData?.floor?.watchPlusWriteP50Ms;
+    const ratio = (x: number): string => (floor ? `${(x / floor).toFixed(2)}×` : 'n/a');
+    // make bench runs this one after the controller bench: its canary figures are this run's.
+    const canaryBench = (await ctx.previous('controller')) as ControllerBenchData | undefined;
+    await installCrds(http);
+    await createNamespace(http, NS);
+    for (const name of ['bg-active', 'bg-preview', 'cn-stable', 'cn-canary']) {
+      await http.json(
+        'POST',
+        `/api/v1/namespaces/${NS}/services`,
+        serviceManifest(name, name.slice(0, 2)),
+      );
+    }
+    const ctl = await controller(['--leader-elect=false', `--namespace=${NS}`]);
+    const tracker = await SwitchTracker.open(http, NS);
+    try {
+      await createRollouts(http);
+      const results = new Map<Subject, Samples>();
+      for (const s of [BLUE_GREEN, CANARY]) {
+        results.set(s, {
+          created: [],
+          availableToSwitch: [],
+          writes: [],
+          perUpdate: [],
+          counts: new Map(),
+        });
+      }
+      ctx.log(
+        `${SAMPLES} updates each of a blue-green and a canary Rollout (${REPLICAS} pods), alternating...`,
+      );
+      for (let i = 0; i < SAMPLES; i++) {
+        for (const subject of [BLUE_GREEN, CANARY]) {
+          await oneUpdate(http, ctl, tracker, subject, `app:${i + 2}`, results.get(subject)!);
+        }
+        if ((i + 1) % 10 === 0) ctx.log(`  ${i + 1}/${SAMPLES}`);
+      }
+      ctx.log('one 4-step canary, counted as the controller bench counts it...');
+      const fourStep = await fourStepCanaryWrites(http, ctl);
+
+      const bg = results.get(BLUE_GREEN)!;
+      const cn = results.get(CANARY)!;
+      const switchBg = stats(bg.availableToSwitch);
+      const switchCn = stats(cn.availableToSwitch);
+      const createdBg = stats(bg.created);
+      const createdCn = stats(cn.created);
+      const writesBg = stats(bg.writes);
+      const writesCn = stats(cn.writes);
+      const floorText = floor ? `${floor.toFixed(2)} ms` : 'not measured in this run';
+      const summary = [
+        formatStats('new RS fully available → active Service switched', switchBg),
+        `  floor of this run (watch event + write p50): ${floorText}; ratio p50 ${ratio(switchBg.p50)}, p99 ${ratio(switchBg.p99)} (target ≤ 2×)`,
+        formatStats('template change → new ReplicaSet (blue-green)', createdBg),
+        `writes per blue-green update (${REPLICAS} pods, scaleDownDelaySeconds 1, to the old RS at 0): p50 ${writesBg.p50}, min ${writesBg.min}, max ${writesBg.max}`,
+        `  by verb and resource, per update: ${breakdown(bg.counts, SAMPLES)}`,
+        formatStats('new RS fully available → stable Service switched (canary)', switchCn),
+        formatStats('template change → new ReplicaSet (canary)', createdCn),
+        `writes per canary update (${REPLICAS} pods, no steps): p50 ${writesCn.p50}, min ${writesCn.min}, max ${writesCn.max}`,
+        `  by verb and resource, per update: ${breakdown(cn.counts, SAMPLES)}`,
+        `writes for the controller bench's 4-step canary (4 pods; 25, 1s, 50, 1s), counted here: ${sumBy(fourStep, WRITE_VERBS)}`,
+        'side by side (p50 / p99 ms; writes p50):',
+        `  ${''.padEnd(12)}${'available → switch'.padEnd(24)}${'ratio to floor'.padEnd(18)}${'change → new RS'.padEnd(22)}writes`,
+        sideBySide('blue-green', switchBg, createdBg, writesBg, ratio),
+        sideBySide('canary', switchCn, createdCn, writesCn, ratio),
+        controllerBenchLine(canaryBench, createdBg, writesBg, sumBy(fourStep, WRITE_VERBS)),
+      ];
+      return {
+        summary,
+        data: {
+          machine: machine(),
+          floorWatchPlusWriteP50Ms: floor,
+          replicas: REPLICAS,
+          blueGreen: {
+            availableToActiveSwitchMs: switchBg,
+            templateChangeToReplicaSetMs: createdBg,
+            writesPerUpdate: writesBg,
+            requestsOverAllUpdates: Object.fromEntries(bg.counts),
+            writesByUpdate: bg.perUpdate,
+          },
+          canary: {
+            availableToStableSwitchMs: switchCn,
+            templateChangeToReplicaSetMs: createdCn,
+            writesPerUpdate: writesCn,
+            requestsOverAllUpdates: Object.fromEntries(cn.counts),
+            writesByUpdate: cn.perUpdate,
+          },
+          fourStepCanaryRequests: Object.fromEntries(fourStep),
+        },
+      };
+    } finally {
+      tracker.close();
+      await ctl.stop();
+      http.close();
+    }
+  },
+};
+export default benchmark;
+
+async function createRollouts(http: KubeHttp): Promise<void> {
+  const blueGreen = rollout(BLUE_GREEN.name, {
+    replicas: REPLICAS,
+    strategy: {
+      blueGreen: {
+        activeService: 'bg-active',
+        previewService: 'bg-preview',
+        scaleDownDelaySeconds: 1,
+      },
+    },
+  });
+  const canary = rollout(CANARY.name, {
+    replicas: REPLICAS,
+    strategy: { canary: { stableService: 'cn-stable', canaryService: 'cn-canary' } },
+  });
+  for (const r of [blueGreen, canary]) {
+    await http.json('POST', `${ROLLOUTS}/namespaces/${NS}/rollouts`, r);
+    await waitRollout(http, NS, r.metadata.name ?? '', healthyAndPromoted);
+  }
+}
+
+/**
+ * One template change on a quiet controller, until the new version is stable and every older
+ * ReplicaSet is at 0; the controller's requests in between are the update's.
+ */
+async function oneUpdate(
+  http: KubeHttp,
+  ctl: ControllerProcess,
+  tracker: SwitchTracker,
+  subject: Subject,
+  image: string,
+  into: Samples,
+): Promise<void> {
+  await quiet(ctl);
+  const before = requestCounts(await ctl.metrics());
+  const settled = tracker.rolloutUntil(
+    subject.name,
+    (r) =>
+      healthyAndPromoted(r) &&
+      r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}`,
+  );
+  const t0 = performance.timeOrigin + performance.now();
+  await setImage(http, NS, subject.name, image);
+  const hash = (await settled).status?.currentPodHash ?? '';
+  const rsName = `${subject.name}-${hash}`;
+  await tracker.until(`${subject.name}'s older ReplicaSets at 0`, () =>
+    tracker.onlyScaledUp(subject.name, rsName),
+  );
+  const created = tracker.createdAt(rsName);
+  const available = tracker.fullyAvailableAt(rsName, REPLICAS);
+  const switched = tracker.switchedAt(subject.service, hash);
+  if (created === undefined || available === undefined || switched === undefined) {
+    throw new Error(
+      `${subject.label} update to ${image}: a stage was not seen (created ${created}, available ${available}, switched ${switched})`,
+    );
+  }
+  into.created.push(created - t0);
+  into.availableToSwitch.push(switched - available);
+  await quiet(ctl);
+  const spent = diffCounts(before, requestCounts(await ctl.metrics()));
+  into.writes.push(sumBy(spent, WRITE_VERBS));
+  into.perUpdate.push(
+    Object.fromEntries([...spent].filter(([k]) => WRITE_VERBS.includes(k.split(' ')[0] ?? ''))),
+  );
+  for (const [k, v] of spent) into.counts.set(k, (into.counts.get(k) ?? 0) + v);
+}
+
+async function fourStepCanaryWrites(
+  http: KubeHttp,
+  ctl: ControllerProcess,
+): Promise<Map<string, number>> {
+  const name = 'steps';
+  await http.json(
+    'POST',
+    `${ROLLOUTS}/namespaces/${NS}/rollouts`,
+    rollout(name, {
+      replicas: 4,
+      strategy: {
+        canary: {
+          steps: [
+            { setWeight: 25 },
+            { pause: { duration: '1s' } },
+            { setWeight: 50 },
+            { pause: { duration: '1s' } },
+          ],
+        },
+      },
+    }),
+  );
+  await waitRollout(http, NS, name, healthyAndPromoted);
+  await quiet(ctl);
+  const before = requestCounts(await ctl.metrics());
+  await setImage(http, NS, name, 'app:2');
+  await waitRollout(http, NS, name, (r) => healthyAndPromoted(r) && r.metadata.generation === 2);
+  await quiet(ctl);
+  return diffCounts(before, requestCounts(await ctl.metrics()));
+}
+
+/** Writes only, averaged per update: "apply replicasets 3.0, create events 4.0, ...". */
+function breakdown(counts: Map<string, number>, updates: number): string {
+  return [...counts]
+    .filter(([k]) => WRITE_VERBS.includes(k.split(' ')[0] ?? ''))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} ${(v / updates).toFixed(1)}`)
+    .join(', ');
+}
+
+function sideBySide(
+  label: string,
+  toSwitch: Stats,
+  created: Stats,
+  writes: Stats,
+  ratio: (x: number) => string,
+): string {
+  const pair = (s: Stats): string => `${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`;
+  return (
+    `  ${label.padEnd(12)}${pair(toSwitch).padEnd(24)}${`${ratio(toSwitch.p50)} / ${ratio(toSwitch.p99)}`.padEnd(18)}` +
+    `${pair(created).padEnd(22)}${writes.p50}`
+  );
+}
+
+/** The blue-green figures beside the controller bench's canary ones (`make bench` runs it first). */
+function controllerBenchLine(
+  canary: ControllerBenchData | undefined,
+  created: Stats,
+  writes: Stats,
+  fourStepWrites: number,
+): string {
+  const c = canary?.canaryReplicaSetCreatedMs;
+  if (c === undefined) return 'controller bench: no figures on record (make bench runs it first)';
+  const requests = new Map(Object.entries(canary?.requestsPerCanary ?? {}));
+  return (
+    `beside the controller bench's canary: change → new RS p50 ${created.p50.toFixed(1)} ms ` +
+    `(canary ${c.p50.toFixed(1)}), p99 ${created.p99.toFixed(1)} (canary ${c.p99.toFixed(1)}); writes ` +
+    `per update ${writes.p50} (its 4-step canary ${sumBy(requests, WRITE_VERBS)}, here ${fourStepWrites})`
+  );
+}
