@@ -5,10 +5,11 @@
  * Undo and set image are for clusters without GitOps: a GitOps tool puts Git's template back.
  */
 import { canonicalJson } from '../api/canonical-json.ts';
-import { POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION } from '../api/keys.ts';
+import { REVISION_ANNOTATION } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
 import type { JsonPatchOp } from './client.ts';
 import type { ReplicaSetLike } from './render/objects.ts';
+import { declaredTemplate } from '../rollout/index.ts';
 
 export type SpecDecision =
   /** send `patch` (a merge patch object or JSON patch operations), then print `message` */
@@ -59,74 +60,13 @@ export function ownedRevisions(ro: Rollout, replicaSets: readonly ReplicaSetLike
 }
 
 type Template = NonNullable<Rollout['spec']['template']>;
-type Meta = { labels?: Record<string, string>; annotations?: Record<string, string> };
-
-/** The pod metadata the strategy gives pods by role (canary/stable, active/preview). */
-function roleMetadata(ro: Rollout): Meta[] {
-  const { canary, blueGreen } = ro.spec.strategy;
-  return [
-    canary?.canaryMetadata,
-    canary?.stableMetadata,
-    blueGreen?.activeMetadata,
-    blueGreen?.previewMetadata,
-  ].filter((m): m is Meta => m !== undefined);
-}
-
-type AffinityTerm = {
-  labelSelector?: { matchExpressions?: { key?: string }[] };
-  podAffinityTerm?: AffinityTerm;
-};
-type PodAntiAffinity = Record<
-  | 'requiredDuringSchedulingIgnoredDuringExecution'
-  | 'preferredDuringSchedulingIgnoredDuringExecution',
-  AffinityTerm[] | undefined
->;
-
-/** Blue-green's antiAffinity term (`rollouts-pod-template-hash In [stable]`), which the
- *  controller adds to a new ReplicaSet's template: it is not part of the revision's template. */
-function dropInjectedAntiAffinity(template: Template): void {
-  const spec = template.spec as { affinity?: { podAntiAffinity?: PodAntiAffinity } } | undefined;
-  const anti = spec?.affinity?.podAntiAffinity;
-  if (spec?.affinity === undefined || anti === undefined) return;
-  const injected = (t: AffinityTerm): boolean =>
-    ((t.podAffinityTerm ?? t).labelSelector?.matchExpressions ?? []).some(
-      (e) => e.key === POD_TEMPLATE_HASH_LABEL,
-    );
-  for (const field of [
-    'requiredDuringSchedulingIgnoredDuringExecution',
-    'preferredDuringSchedulingIgnoredDuringExecution',
-  ] as const) {
-    const kept = anti[field]?.filter((t) => !injected(t));
-    if (kept === undefined) continue;
-    if (kept.length > 0) anti[field] = kept;
-    else delete anti[field];
-  }
-  if (Object.keys(anti).length === 0) delete spec.affinity.podAntiAffinity;
-  if (Object.keys(spec.affinity).length === 0) delete spec.affinity;
-}
-
 /**
  * The Rollout's template as a ReplicaSet carries it, less what the controller added there: the
- * pod-template-hash label (as Argo's undo strips it), the canaryMetadata/stableMetadata and
- * activeMetadata/previewMetadata keys it gives pods by role, and blue-green's anti-affinity term.
+ * pod-template-hash label (as Argo's undo strips it), the role metadata keys it gives pods and
+ * blue-green's anti-affinity term (the planner reads such a template as that ReplicaSet's own).
  */
 export function templateOf(ro: Rollout, rs: ReplicaSetLike): Template {
-  const template = structuredClone(
-    (rs.spec as { template?: Template } | undefined)?.template ?? {},
-  );
-  const roleKeys = (field: keyof Meta): string[] =>
-    roleMetadata(ro).flatMap((m) => Object.keys(m[field] ?? {}));
-  const declared = ro.spec.template.metadata ?? {};
-  const meta = (template.metadata ?? {}) as Meta;
-  for (const field of ['labels', 'annotations'] as const) {
-    const values = meta[field];
-    if (values === undefined) continue;
-    if (field === 'labels') delete values[POD_TEMPLATE_HASH_LABEL];
-    for (const key of roleKeys(field)) if (declared[field]?.[key] === undefined) delete values[key];
-    if (Object.keys(values).length === 0) delete meta[field];
-  }
-  dropInjectedAntiAffinity(template);
-  return template;
+  return declaredTemplate(ro, (rs.spec as { template?: Template } | undefined)?.template ?? {});
 }
 
 /**

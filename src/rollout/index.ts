@@ -14,6 +14,7 @@ export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
 export { hashOf } from './replicasets.ts';
 export { templateHash } from './revision.ts';
+export { declaredTemplate } from './template-match.ts';
 export { countDecisions } from './approval.ts';
 export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
 export type { ApprovalGate } from './approval-gates.ts';
