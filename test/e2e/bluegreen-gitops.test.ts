@@ -19,7 +19,8 @@ import {
 } from './support/bluegreen-history.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
-import { stopWatches } from './support/history.ts';
+import { QUIET_WINDOW_MS } from './support/faults.ts';
+import { stopWatches, watchRollout } from './support/history.ts';
 import {
   createRollout,
   http,
@@ -102,7 +103,18 @@ describe("a forced re-apply of Git's Services mid-update", () => {
 
     const active = await watchService(ns, activeOf('app'));
     const preview = await watchService(ns, previewOf('app'));
-    t.after(() => [active, preview].forEach((h) => h.stop()));
+    const rollout = await watchRollout(ns, 'app');
+    t.after(() => [active, preview, rollout].forEach((h) => h.stop()));
+
+    // Paused for a person: nothing to write until something happens.
+    const quiet = await rollout.window(QUIET_WINDOW_MS);
+    assert.deepEqual(
+      [...quiet, ...active.events, ...preview.events]
+        .filter((e) => e.type === 'MODIFIED')
+        .map((e) => `${e.object.kind ?? ''} ${e.object.metadata?.name ?? ''}`),
+      [],
+      `writes while paused, in ${QUIET_WINDOW_MS} ms`,
+    );
 
     // Argo CD syncs the active Service, Flux the preview one, each with force.
     const cases = [
