@@ -26,7 +26,14 @@ import type {
   RolloutAnalysisArg,
 } from '../api/index.ts';
 
-export type AnalysisKind = 'Step' | 'Background';
+export type AnalysisKind = 'Step' | 'Background' | 'PrePromotion' | 'PostPromotion';
+
+const KIND_SUFFIX: Readonly<Record<AnalysisKind, string>> = {
+  Step: '',
+  Background: '',
+  PrePromotion: '-pre',
+  PostPromotion: '-post',
+};
 
 export interface RunContext {
   readonly rollout: Rollout;
@@ -43,7 +50,7 @@ export type Built =
 /** Argo's name: `<rollout>-<hash>-<revision>[-<step index>]`. */
 export function baseRunName(ctx: RunContext, kind: AnalysisKind, stepIndex?: number): string {
   const base = `${ctx.rollout.metadata.name}-${ctx.hash}-${ctx.revision}`;
-  return kind === 'Step' ? `${base}-${stepIndex ?? 0}` : base;
+  return kind === 'Step' ? `${base}-${stepIndex ?? 0}` : `${base}${KIND_SUFFIX[kind]}`;
 }
 
 /** The base name, or `<base>.N` with the first N no existing run has (a retried analysis). */

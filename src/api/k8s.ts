@@ -7,4 +7,5 @@ export type {
   V1Service as Service,
   V1Pod as Pod,
   V1PodTemplateSpec as PodTemplateSpec,
+  V1PodSpec as PodSpec,
 } from '@kubernetes/client-node';

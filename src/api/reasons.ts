@@ -73,6 +73,8 @@ export const PauseReason = {
   CanaryPauseStep: 'CanaryPauseStep',
   InconclusiveAnalysisRun: 'InconclusiveAnalysisRun',
   AwaitingApproval: 'AwaitingApproval',
+  /** Blue-green: the preview is ready; the active Service switches on promote (or its timer). */
+  BlueGreenPause: 'BlueGreenPause',
   /** Ours: `kubectl stepwise pause` (Argo writes spec.paused; we keep people out of spec). */
   PausedByUser: 'PausedByUser',
 } as const;

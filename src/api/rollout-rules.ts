@@ -15,16 +15,31 @@ export interface TemplateMaps {
   readonly clusterTemplates: ReadonlyMap<string, AnalysisTemplate>;
 }
 
-/** Each analysis of the Rollout with its field path: the steps' in order, then the background. */
+/** Each analysis of the Rollout with its field path: a canary's steps in order, then its
+ *  background; a blue-green's pre- then post-promotion. */
 export function rolloutAnalyses(rollout: Rollout): [string, RolloutAnalysis][] {
-  const canary = rollout.spec.strategy.canary;
+  // Optional chaining: the controller's cache indexes objects the schema has not vetted.
+  const canary = rollout.spec?.strategy?.canary;
   const analyses: [string, RolloutAnalysis][] = (canary?.steps ?? []).flatMap((step, i) =>
     step.analysis
       ? [[`spec.strategy.canary.steps[${i}].analysis`, step.analysis] as [string, RolloutAnalysis]]
       : [],
   );
   if (canary?.analysis) analyses.push(['spec.strategy.canary.analysis', canary.analysis]);
+  const blueGreen = rollout.spec?.strategy?.blueGreen;
+  for (const key of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const) {
+    const analysis = blueGreen?.[key];
+    if (analysis) analyses.push([`spec.strategy.blueGreen.${key}`, analysis]);
+  }
   return analyses;
+}
+
+/** Each analysis of the Rollout that cannot build into a run, as `<field>: <why>`. */
+export function analysesProblems(rollout: Rollout, maps: TemplateMaps): string[] {
+  return rolloutAnalyses(rollout).flatMap(([at, analysis]) => {
+    const problem = analysisProblem(rollout, analysis, maps);
+    return problem === undefined ? [] : [`${at}: ${problem}`];
+  });
 }
 
 /** An analysis must build into a run now (templates found, metrics and args consistent), not

@@ -16,6 +16,7 @@ import type {
 } from '../api/index.ts';
 import { ownerIndex } from '../kube/index.ts';
 import type { Cache, GroupKind, IndexFunc } from '../kube/index.ts';
+import { rolloutAnalyses } from '../api/rollout-rules.ts';
 import { servicesOf } from '../rollout/index.ts';
 import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
@@ -57,10 +58,8 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
 
 /** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */
 function templateRefs(r: Rollout): string[] {
-  const canary = r.spec?.strategy?.canary;
   const ns = r.metadata?.namespace ?? '';
-  const analyses = [canary?.analysis, ...(canary?.steps ?? []).map((s) => s.analysis)];
-  const refs = analyses.flatMap((a) => a?.templates ?? []);
+  const refs = rolloutAnalyses(r).flatMap(([, a]) => a.templates);
   return [
     ...new Set(
       refs.map((t) =>

@@ -76,7 +76,7 @@ export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
       abortMessage ??= tracked.failure;
       progress = { ...progress, abort: true };
     } else if (tracked.newlyInconclusive) {
-      progress = pauseFor(progress, i.now);
+      progress = pauseForInconclusive(progress, i.now);
     }
     return tracked;
   };
@@ -145,7 +145,8 @@ export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
   };
 }
 
-function pauseFor(p: Progress, now: number): Progress {
+/** An Inconclusive run pauses the rollout for a person (once). */
+export function pauseForInconclusive(p: Progress, now: number): Progress {
   if (p.pauseConditions.some((c) => c.reason === PauseReason.InconclusiveAnalysisRun)) return p;
   return {
     ...p,
@@ -158,7 +159,7 @@ function pauseFor(p: Progress, now: number): Progress {
 }
 
 /** We paused, and a person cleared the pause conditions. */
-function resumedByPerson(p: Progress): boolean {
+export function resumedByPerson(p: Progress): boolean {
   return p.controllerPause && p.pauseConditions.length === 0;
 }
 

@@ -97,8 +97,15 @@ function failureOf(run: AnalysisRun): string {
   return `AnalysisRun "${run.metadata.name}" ${phase}: ${detail}${value}`.trimEnd();
 }
 
+const ANALYSIS_NAMES: Readonly<Record<AnalysisKind, string>> = {
+  Step: 'Step analysis',
+  Background: 'Background analysis',
+  PrePromotion: 'Blue/green pre-promotion analysis',
+  PostPromotion: 'Blue/green post-promotion analysis',
+};
+
 export function runEvent(kind: AnalysisKind, tracked: Tracked): Write | undefined {
-  const what = `${kind === 'Step' ? 'Step' : 'Background'} analysis`;
+  const what = ANALYSIS_NAMES[kind];
   if (tracked.verdict === 'failed') {
     const reason =
       tracked.status.status === 'Error' ? Reason.AnalysisRunError : Reason.AnalysisRunFailed;

@@ -6,7 +6,7 @@
  * decides the counts, the metadata of each role and the hash each Service role selects.
  */
 import { POD_TEMPLATE_HASH_LABEL, Reason } from '../api/index.ts';
-import type { PodMetadata, ReplicaSet, Rollout } from '../api/index.ts';
+import type { PodMetadata, PodSpec, ReplicaSet, Rollout } from '../api/index.ts';
 import { normal } from './events.ts';
 import type { Fragment } from './order.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
@@ -39,6 +39,14 @@ export interface RoleMetadata {
   readonly stable?: PodMetadata;
 }
 
+/** What a strategy may add to the current template's ReplicaSet. */
+export interface CurrentOptions {
+  /** The pod spec it gets when created, instead of the template's (replicasets.ts). */
+  readonly podSpec?: PodSpec;
+  /** A scale-down deadline it keeps (RFC 3339); without one a rescale drops it. */
+  readonly currentDeadline?: string;
+}
+
 /**
  * Every ReplicaSet to its count, the current one created if missing. Scale-ups go in stage
  * scaleUp, scale-downs in scaleDown (an abort grows the stable before it shrinks the canary);
@@ -50,7 +58,9 @@ export function scaleReplicaSets(
   counts: ChildCounts,
   movable: readonly ReplicaSet[],
   roles: RoleMetadata,
+  options: CurrentOptions = {},
 ): { readonly fragment: Fragment; readonly scaled: boolean } {
+  const { podSpec } = options;
   const { steady, current, stable, hash, revision } = where;
   const currentRole = steady ? roles.stable : roles.current;
   const otherRole = steady ? roles.current : roles.stable;
@@ -64,6 +74,7 @@ export function scaleReplicaSets(
       replicas: counts.current,
       revision,
       roleMetadata: currentRole,
+      ...(podSpec === undefined ? {} : { podSpec }),
     });
     const name = body.metadata?.name;
     const created = `Created ReplicaSet ${name} (revision ${revision}) with size ${counts.current}`;
@@ -75,7 +86,7 @@ export function scaleReplicaSets(
       ],
     });
   } else {
-    scales.push(scaleTo(current, counts.current, currentRole, otherRole));
+    scales.push(scaleTo(current, counts.current, currentRole, otherRole, options.currentDeadline));
   }
   movable.forEach((rs, i) => scales.push(scaleTo(rs, counts.others[i] ?? 0, undefined, undefined)));
   const scaleUp = scales.filter((s) => s.grows).flatMap((s) => s.writes);
@@ -89,8 +100,14 @@ function scaleTo(
   replicas: number,
   role: PodMetadata | undefined,
   drop: PodMetadata | undefined,
+  scaleDownDeadline?: string,
 ): ScaleWrite {
-  const body = rescaledBody(rs, { replicas, roleMetadata: role, dropMetadata: drop });
+  const body = rescaledBody(rs, {
+    replicas,
+    roleMetadata: role,
+    dropMetadata: drop,
+    ...(scaleDownDeadline === undefined ? {} : { scaleDownDeadline }),
+  });
   const from = rs.spec?.replicas ?? 0;
   if (!replicaSetDiffers(rs, body)) return { grows: true, writes: [] };
   const writes: Write[] = [{ kind: 'applyReplicaSet', body, reason: 'scale' }];

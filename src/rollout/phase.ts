@@ -18,6 +18,9 @@ export interface PhaseInput {
   readonly totalReplicas: number;
   /** stableRS == currentPodHash */
   readonly fullyPromoted: boolean;
+  /** The strategy's own reason it is not done yet (blue-green: "active service cutover
+   *  pending", "waiting for analysis to complete"). */
+  readonly strategyPending?: string;
 }
 
 export interface PhaseResult {
@@ -49,6 +52,7 @@ export function computePhase(i: PhaseInput): PhaseResult {
     return progressing('updated replicas are still becoming available');
   if (i.totalReplicas > i.updatedReplicas)
     return progressing('old replicas are pending termination');
+  if (i.strategyPending !== undefined) return progressing(i.strategyPending);
   if (!i.fullyPromoted) return progressing('waiting for all steps to complete');
   return { phase: Phase.Healthy, message: '' };
 }

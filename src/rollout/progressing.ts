@@ -16,7 +16,7 @@ export interface ProgressFields {
   readonly currentPodHash: string;
   readonly stableRS: string;
   readonly currentStepIndex?: number;
-  readonly currentStepHash: string;
+  readonly currentStepHash?: string;
   readonly replicas: number;
   readonly updatedReplicas: number;
   readonly readyReplicas: number;
@@ -77,7 +77,7 @@ function progressMade(prev: RolloutStatus, next: ProgressFields): boolean {
   return (
     prev.currentPodHash !== next.currentPodHash ||
     (prev.stableRS ?? '') !== next.stableRS ||
-    (prev.currentStepHash ?? '') !== next.currentStepHash ||
+    (prev.currentStepHash ?? '') !== (next.currentStepHash ?? '') ||
     stepMoved ||
     n(prev.updatedReplicas) !== next.updatedReplicas ||
     next.replicas - next.updatedReplicas < n(prev.replicas) - n(prev.updatedReplicas) ||

@@ -10,7 +10,7 @@ import {
   ROLLOUT_KIND,
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../api/index.ts';
-import type { PodMetadata, ReplicaSet, Rollout } from '../api/index.ts';
+import type { PodMetadata, PodSpec, ReplicaSet, Rollout } from '../api/index.ts';
 import { controllerOwnerReference } from '../api/owner-reference.ts';
 
 export interface Classified {
@@ -69,6 +69,9 @@ export interface ReplicaSetShape {
   readonly roleMetadata?: PodMetadata;
   /** RFC 3339; the ReplicaSet is scaled down after it. */
   readonly scaleDownDeadline?: string;
+  /** The pod spec to use instead of the template's (blue-green adds its anti-affinity). The
+   *  hash is still the template's, so what the strategy adds never makes a new revision. */
+  readonly podSpec?: PodSpec;
 }
 
 /** The complete ReplicaSet we apply: SSA drops any field we owned and leave out, so every
@@ -117,6 +120,7 @@ export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): Replic
           labels: podLabels,
           ...(Object.keys(podAnnotations).length > 0 ? { annotations: podAnnotations } : {}),
         },
+        ...(shape.podSpec === undefined ? {} : { spec: shape.podSpec }),
       },
     },
   };

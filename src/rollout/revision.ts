@@ -17,7 +17,8 @@ import type { EventWrite, Observed } from './types.ts';
 
 export interface Revision {
   readonly hash: string;
-  readonly stepsHash: string;
+  /** Absent for a strategy without steps. */
+  readonly stepsHash?: string;
   readonly revision: number;
   /** The template is the stable one: nothing to walk. */
   readonly steady: boolean;
@@ -29,8 +30,8 @@ export interface Revision {
 /** The strategy's steps, as far as where a pass starts from is concerned. */
 export interface StepsShape {
   readonly count: number;
-  /** A change of steps restarts them (as a new template does). */
-  readonly hash: string;
+  /** A change of steps restarts them (as a new template does); absent: no steps. */
+  readonly hash?: string;
 }
 
 export interface Located {
@@ -52,7 +53,7 @@ export function locate(o: Observed, steps: StepsShape): Located {
   );
   const where: Revision = {
     hash,
-    stepsHash: steps.hash,
+    ...(steps.hash === undefined ? {} : { stepsHash: steps.hash }),
     revision: current ? revisionOf(current) : nextRevision(replicaSets),
     steady,
     current,

@@ -38,8 +38,7 @@ export function pinService(
   };
 }
 
-/** What a Service does for a Rollout. Canary uses canary/stable; blue-green will use
- *  active/preview. */
+/** What a Service does for a Rollout: a canary's canary/stable, a blue-green's active/preview. */
 export type ServiceRole = 'canary' | 'stable' | 'active' | 'preview';
 
 export interface ServiceRef {
@@ -52,21 +51,24 @@ export interface ServiceRef {
 /** The Services a Rollout names, by role: the one place that knows which spec field names which
  *  Service. The shell reads these from its cache; validation checks they exist. */
 export function servicesOf(rollout: {
-  readonly spec?: { readonly strategy?: { readonly canary?: CanaryServiceNames } };
+  readonly spec?: {
+    readonly strategy?: {
+      readonly canary?: Partial<Record<'canaryService' | 'stableService', string>>;
+      readonly blueGreen?: Partial<Record<'activeService' | 'previewService', string>>;
+    };
+  };
 }): readonly ServiceRef[] {
-  const canary = rollout.spec?.strategy?.canary;
+  const strategy = rollout.spec?.strategy;
   const refs: ServiceRef[] = [];
-  const field = (key: keyof CanaryServiceNames): string => `spec.strategy.canary.${key}`;
-  if (canary?.canaryService !== undefined) {
-    refs.push({ role: 'canary', name: canary.canaryService, field: field('canaryService') });
-  }
-  if (canary?.stableService !== undefined) {
-    refs.push({ role: 'stable', name: canary.stableService, field: field('stableService') });
+  for (const [key, role, name] of [
+    ['canary', 'canary', strategy?.canary?.canaryService],
+    ['canary', 'stable', strategy?.canary?.stableService],
+    ['blueGreen', 'active', strategy?.blueGreen?.activeService],
+    ['blueGreen', 'preview', strategy?.blueGreen?.previewService],
+  ] as const) {
+    if (name !== undefined) {
+      refs.push({ role, name, field: `spec.strategy.${key}.${role}Service` });
+    }
   }
   return refs;
-}
-
-interface CanaryServiceNames {
-  readonly canaryService?: string;
-  readonly stableService?: string;
 }

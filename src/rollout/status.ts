@@ -3,10 +3,11 @@
  * counts, step bookkeeping, conditions (with the progress deadline) and the phase.
  * Strategy-neutral: the strategy's own block (`status.canary`) comes built from the strategy.
  */
-import { ConditionType, Reason } from '../api/index.ts';
+import { ConditionType, POD_TEMPLATE_HASH_LABEL, Reason } from '../api/index.ts';
 import type {
   ApprovalRecord,
   Condition,
+  LabelSelector,
   ReplicaSet,
   Rollout,
   RolloutStatus,
@@ -23,7 +24,7 @@ export interface StatusInput {
   readonly rollout: Rollout;
   readonly now: number;
   readonly hash: string;
-  readonly stepsHash: string;
+  readonly stepsHash?: string;
   readonly stepCount: number;
   readonly progress: Progress;
   readonly revision: number;
@@ -31,8 +32,19 @@ export interface StatusInput {
   readonly current?: ReplicaSet;
   readonly restartedAt?: string;
   readonly restartPending: boolean;
-  /** The strategy's own status block, built by the strategy (`status.canary`). */
-  readonly strategyStatus: Pick<RolloutStatus, 'canary'>;
+  /** The strategy's own status block, built by the strategy (`status.canary`,
+   *  `status.blueGreen`). */
+  readonly strategyStatus: Pick<RolloutStatus, 'canary' | 'blueGreen'>;
+  /** The ReplicaSet that serves users when one alone does (blue-green's active): ready,
+   *  available, HPA replicas and the selector are its own, so an HPA scales the version that
+   *  serves. Absent: every ReplicaSet counts (a canary's pods all serve). */
+  readonly served?: ReplicaSet;
+  /** Older ReplicaSets still holding pods do not keep the update from completing (blue-green:
+   *  no Service selects them while they wait out their scale-down delay). */
+  readonly completesWithOldPods?: boolean;
+  /** Why the strategy is not done although the pods are (Argo's "active service cutover
+   *  pending"); checked before `fullyPromoted`. */
+  readonly strategyPending?: string;
   readonly maxUnavailable: number;
   /** At a pause step: waiting there is not lack of progress. */
   readonly indefiniteStep: boolean;
@@ -63,11 +75,12 @@ export function buildStatus(i: StatusInput): StatusResult {
   const spec = rollout.spec;
   const replicas = spec.replicas ?? 1;
   const live = i.replicaSets.filter((rs) => !rs.metadata?.deletionTimestamp);
+  const serving = i.served === undefined ? live : [i.served];
   const counts = {
     replicas: sum(live, (rs) => rs.status?.replicas),
     updatedReplicas: i.current?.status?.replicas ?? 0,
-    readyReplicas: sum(live, (rs) => rs.status?.readyReplicas),
-    availableReplicas: sum(live, (rs) => rs.status?.availableReplicas),
+    readyReplicas: sum(serving, (rs) => rs.status?.readyReplicas),
+    availableReplicas: sum(serving, (rs) => rs.status?.availableReplicas),
   };
   const fullyPromoted = p.stableHash === i.hash;
   const paused = spec.paused === true || p.pauseConditions.length > 0;
@@ -76,7 +89,8 @@ export function buildStatus(i: StatusInput): StatusResult {
     fullyPromoted &&
     counts.updatedReplicas === replicas &&
     counts.availableReplicas >= replicas &&
-    counts.replicas === counts.updatedReplicas;
+    (i.completesWithOldPods === true || counts.replicas === counts.updatedReplicas) &&
+    i.strategyPending === undefined;
 
   const currentStepIndex = i.stepCount > 0 ? p.stepIndex : undefined;
   const progressing = progressingCondition({
@@ -126,8 +140,9 @@ export function buildStatus(i: StatusInput): StatusResult {
     replicas,
     updatedReplicas: counts.updatedReplicas,
     availableReplicas: counts.availableReplicas,
-    totalReplicas: counts.replicas,
+    totalReplicas: i.completesWithOldPods === true ? counts.updatedReplicas : counts.replicas,
     fullyPromoted,
+    strategyPending: i.strategyPending,
   });
   conditions = healthyCondition(conditions, phase === 'Healthy', nowIso);
 
@@ -140,8 +155,8 @@ export function buildStatus(i: StatusInput): StatusResult {
     currentStepIndex,
     currentStepHash: i.stepsHash,
     ...counts,
-    HPAReplicas: counts.replicas,
-    selector: selectorString(spec.selector),
+    HPAReplicas: i.served === undefined ? counts.replicas : (i.served.status?.replicas ?? 0),
+    selector: selectorString(servedSelector(spec.selector, i.served)),
     collisionCount: prev.collisionCount,
     pauseConditions: p.pauseConditions.length > 0 ? [...p.pauseConditions] : undefined,
     controllerPause: p.controllerPause || undefined,
@@ -152,6 +167,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     promoteFull: p.promoteFull,
     restartedAt: i.restartedAt,
     canary: i.strategyStatus.canary,
+    blueGreen: i.strategyStatus.blueGreen,
     conditions: [...conditions],
     approvals: i.approvals?.length ? [...i.approvals] : undefined,
   });
@@ -277,6 +293,14 @@ function replicaFailure(
     },
     nowIso,
   );
+}
+
+/** The serving ReplicaSet's selector (the Rollout's plus its pod-template hash), as Argo reports
+ *  it for blue-green; the Rollout's own without one. */
+function servedSelector(selector: LabelSelector, served: ReplicaSet | undefined): LabelSelector {
+  const hash = served?.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
+  if (hash === undefined) return selector;
+  return { ...selector, matchLabels: { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } };
 }
 
 /** Drops undefined fields, so equal statuses compare equal as JSON. */

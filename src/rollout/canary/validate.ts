@@ -6,7 +6,7 @@
  */
 import type { CanaryStrategy, Rollout } from '../../api/index.ts';
 import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
-import { analysisProblem, rolloutAnalyses } from '../../api/rollout-rules.ts';
+import { analysesProblems } from '../../api/rollout-rules.ts';
 import type { TemplateMaps } from '../../api/rollout-rules.ts';
 import { trafficProblems } from '../../api/traffic-validate.ts';
 import { stepProblems } from './step-kinds.ts';
@@ -26,12 +26,7 @@ export function canaryProblems(
   (canary.steps ?? []).forEach((step, i) => {
     problems.push(...stepProblems(step, `spec.strategy.canary.steps[${i}]`, { maxWeight }));
   });
-  if (templates !== undefined) {
-    for (const [at, analysis] of rolloutAnalyses(rollout)) {
-      const problem = analysisProblem(rollout, analysis, templates);
-      if (problem !== undefined) problems.push(`${at}: ${problem}`);
-    }
-  }
+  if (templates !== undefined) problems.push(...analysesProblems(rollout, templates));
   problems.push(...trafficProblems(canary));
   if (
     canary.scaleDownDelayRevisionLimit !== undefined &&

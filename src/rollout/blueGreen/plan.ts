@@ -1,0 +1,311 @@
+/**
+ * One pass of a blue-green update: where it stands (revision.ts), the Services as they are, the
+ * gates before the switch (gates.ts) with the two analyses (analysis.ts), the counts
+ * (targets.ts), the ReplicaSet writes, the Service switches, pod roles, a restart and the status.
+ * Each part returns a Fragment; the order of the writes is order.ts's. The safety rules: the
+ * active Service moves to a version only when all its pods are available (or back to a stable
+ * that serves at least as well), the stable keeps every pod until the new version is stable, and
+ * nothing is scaled down under the active Service. Pure: no I/O, no clock, inputs never modified.
+ */
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  PauseReason,
+  Reason,
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+} from '../../api/index.ts';
+import type { AnalysisTemplate, BlueGreenStrategy, ReplicaSet, Rollout } from '../../api/index.ts';
+import type { RunContext } from '../../api/analysis-run.ts';
+import { resolveIntOrPercent } from '../../api/intorpercent.ts';
+import {
+  deleteOldReplicaSets,
+  patchPodRoles,
+  pinServices,
+  scaleReplicaSets,
+} from '../child-writes.ts';
+import type { RoleMetadata } from '../child-writes.ts';
+import { normal } from '../events.ts';
+import type { Fragment } from '../order.ts';
+import { pausedByUser } from '../progress.ts';
+import type { Progress } from '../progress.ts';
+import { hashOf, rescaledBody } from '../replicasets.ts';
+import { planRestart } from '../restart.ts';
+import { available, locate } from '../revision.ts';
+import type { Revision } from '../revision.ts';
+import { buildStatus } from '../status.ts';
+import type { Strategy, StrategyPlan } from '../strategy.ts';
+import type { Observed } from '../types.ts';
+import { ofThisRevision, planPromotionAnalysis, storedPromotionStatuses } from './analysis.ts';
+import type { PromotionStatuses } from './analysis.ts';
+import { withAntiAffinity } from './anti-affinity.ts';
+import { blueGreenPause, blueGreenPauseOf, passedOrNone } from './gates.ts';
+import { blueGreenStatus } from './status.ts';
+import { blueGreenTargets, scaleDownDeadline } from './targets.ts';
+import { blueGreenProblems } from './validate.ts';
+
+const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
+const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
+
+export const blueGreenStrategy: Strategy = {
+  specProblems: (rollout, templates) => blueGreenProblems(rollout, blueGreenOf(rollout), templates),
+  observedProblems: () => [],
+  plan: planBlueGreen,
+};
+
+function blueGreenOf(rollout: Rollout): BlueGreenStrategy {
+  return rollout.spec.strategy.blueGreen ?? { activeService: '' };
+}
+
+/** The hash a Service selects now, as the API server has it. */
+function selectedHash(o: Observed, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  return o.services.get(name)?.spec?.selector?.[POD_TEMPLATE_HASH_LABEL];
+}
+
+function planBlueGreen(o: Observed): StrategyPlan {
+  const { rollout } = o;
+  const spec = rollout.spec;
+  const bg = blueGreenOf(rollout);
+  const replicas = spec.replicas ?? 1;
+  const roles: RoleMetadata = { current: bg.previewMetadata, stable: bg.activeMetadata };
+  const located = locate(o, { count: 0 });
+  const where = located.where;
+  let progress = located.progress;
+  const activeHash = selectedHash(o, bg.activeService);
+  const previewHash = selectedHash(o, bg.previewService);
+  const { current, hash } = where;
+  // A return to a version still inside its scale-down delay: it served a moment ago.
+  const fastRollback = current !== undefined && scaleDownDeadline(current) > o.now;
+  const fastTrack = where.steady || progress.promoteFull || fastRollback;
+  const held = spec.paused === true || pausedByUser(progress);
+  const inFlight = !where.steady && !progress.abort;
+  const previewCount = Math.min(bg.previewReplicaCount ?? replicas, replicas);
+  const previewReady =
+    current !== undefined &&
+    (current.spec?.replicas ?? 0) >= previewCount &&
+    available(current) >= previewCount;
+
+  // Analyses: pre-promotion from the saturated preview until the switch, post-promotion after.
+  const ctx = runContext(o, where, progress);
+  const stored = storedPromotionStatuses(rollout.status);
+  const ours: PromotionStatuses = {
+    pre: ofThisRevision(stored.pre, ctx, 'pre') ? stored.pre : undefined,
+    post: ofThisRevision(stored.post, ctx, 'post') ? stored.post : undefined,
+  };
+  const switched = activeHash === hash;
+  const preWanted = inFlight && !fastTrack && bg.prePromotionAnalysis !== undefined && !switched;
+  const postWanted = inFlight && !fastTrack && bg.postPromotionAnalysis !== undefined && switched;
+  const analysis = planPromotionAnalysis({
+    bg,
+    ctx,
+    runs: o.analysisRuns ?? [],
+    progress,
+    wanted: { pre: preWanted && (previewReady || ours.pre !== undefined), post: postWanted },
+    retrying: !progress.abort && rollout.status?.abortedAt !== undefined,
+    stored: ours,
+    limits: {
+      successful: spec.analysis?.successfulRunHistoryLimit,
+      unsuccessful: spec.analysis?.unsuccessfulRunHistoryLimit,
+    },
+    now: o.now,
+  });
+  progress = analysis.progress;
+
+  const gate = blueGreenPause({
+    bg,
+    progress,
+    fastTrack,
+    previewReady,
+    prePassed: passedOrNone(preWanted, analysis.verdicts.pre),
+    held,
+    revision: where.revision,
+    now: o.now,
+  });
+  if (inFlight && !progress.abort) progress = gate.progress;
+  const promoted = inFlight && !progress.abort && gate.promoted;
+
+  const target = blueGreenTargets({
+    bg,
+    where,
+    progress,
+    replicas,
+    activeHash,
+    promoted,
+    now: o.now,
+  });
+  const podSpec =
+    bg.antiAffinity !== undefined && !where.steady && spec.template.spec !== undefined
+      ? withAntiAffinity(
+          spec.template.spec,
+          bg.antiAffinity,
+          progress.stableHash,
+          rollout.metadata.namespace,
+        )
+      : undefined;
+  const scale = scaleReplicaSets(rollout, where, target.counts, target.movable, roles, {
+    ...(podSpec === undefined ? {} : { podSpec }),
+    // A fast rollback stays one until it is stable (the deadline is how a pass knows).
+    ...(fastRollback
+      ? { currentDeadline: current.metadata?.annotations?.[SCALE_DOWN_DEADLINE_ANNOTATION] }
+      : {}),
+  });
+  const deleted = deleteOldReplicaSets(where.others, target.held, spec.revisionHistoryLimit);
+
+  // The active Service: to the new version once promoted and whole; back to the stable on abort.
+  const inconclusive = progress.pauseConditions.some(
+    (c) => c.reason === PauseReason.InconclusiveAnalysisRun,
+  );
+  const full = (rs: ReplicaSet | undefined): boolean =>
+    rs !== undefined && (rs.spec?.replicas ?? 0) >= replicas && available(rs) >= replicas;
+  const activeRs = o.replicaSets.find((rs) => hashOf(rs) === activeHash);
+  let activeTarget: string | undefined;
+  if (inFlight) {
+    if (promoted && !held && !inconclusive && !scale.scaled && full(current)) activeTarget = hash;
+    else if (activeRs === undefined && full(where.stable)) activeTarget = progress.stableHash;
+  } else {
+    // Settled, or aborted: the active Service belongs on the stable, once it serves all its
+    // pods, or (an abort) at least better than what the active Service selects now.
+    const stable = where.steady ? current : where.stable;
+    const better =
+      stable !== undefined &&
+      activeRs !== undefined &&
+      activeRs !== stable &&
+      available(stable) > available(activeRs);
+    if (activeHash !== progress.stableHash && (full(stable) || better)) {
+      activeTarget = progress.stableHash;
+    }
+  }
+  // The preview: the new version once its pods are up (never before: Argo's preview outage);
+  // until then whatever it selects if that keeps running, else what users see.
+  let previewTarget: string | undefined;
+  if (where.steady) previewTarget = full(current) ? hash : undefined;
+  else if (!progress.abort) {
+    const keeps =
+      previewHash !== undefined && [hash, progress.stableHash, activeHash].includes(previewHash);
+    if (previewReady) previewTarget = hash;
+    else if (!keeps) previewTarget = activeRs !== undefined ? activeHash : progress.stableHash;
+  }
+  const services = pinServices(o, {
+    ...(activeTarget === undefined ? {} : { active: activeTarget }),
+    ...(previewTarget === undefined ? {} : { preview: previewTarget }),
+  });
+
+  // The new version becomes stable once it serves and post-promotion analysis passed.
+  let completion: Fragment = {};
+  const postPassed = !postWanted || analysis.verdicts.post === 'passed';
+  if (inFlight && !progress.abort && switched && postPassed) {
+    completion = promoteStable(bg, where, o.now);
+    progress = {
+      ...progress,
+      stableHash: hash,
+      promoteFull: false,
+      controllerPause: false,
+      pauseConditions: progress.pauseConditions.filter(
+        (c) => c.reason === PauseReason.PausedByUser,
+      ),
+    };
+  }
+
+  const pods = patchPodRoles(o, roles, progress.stableHash, hash);
+  const unavailable = resolveIntOrPercent(bg.maxUnavailable, replicas, false, '25%');
+  const restart = planRestart(
+    o,
+    where,
+    progress.stableHash,
+    Math.max(1, unavailable.ok ? unavailable.value : 1),
+    scale.scaled,
+  );
+  const running = (s: { status: string } | undefined): boolean =>
+    s !== undefined && !['Successful', 'Failed', 'Error', 'Inconclusive'].includes(s.status);
+  const built = buildStatus({
+    rollout,
+    now: o.now,
+    hash,
+    stepCount: 0,
+    progress,
+    revision: where.revision,
+    replicaSets: o.replicaSets,
+    current,
+    restartedAt: restart.decision.restartedAt,
+    restartPending: restart.decision.pending,
+    strategyStatus: blueGreenStatus({
+      activeSelector: activeHash,
+      previewSelector: previewHash,
+      checkPoint: bg.previewReplicaCount !== undefined && promoted && !switched,
+      statuses: analysis.statuses,
+    }),
+    served: activeRs,
+    completesWithOldPods: true,
+    strategyPending:
+      activeHash !== hash
+        ? 'active service cutover pending'
+        : progress.stableHash !== hash
+          ? 'waiting for analysis to complete'
+          : undefined,
+    abortMessage: analysis.abortMessage,
+    pausedMessage: gate.pausedMessage,
+    maxUnavailable: 0,
+    indefiniteStep:
+      blueGreenPauseOf(progress) !== undefined ||
+      running(analysis.statuses.pre) ||
+      running(analysis.statuses.post),
+    waitingForScaleDown: target.held.length > 0,
+    refusal: o.refusal,
+  });
+  return {
+    status: built.status,
+    fragments: [
+      located.fragment,
+      { requeueAt: target.requeueAt },
+      scale.fragment,
+      deleted,
+      analysis.fragment,
+      inFlight ? { events: gate.events, requeueAt: gate.requeueAt } : {},
+      services,
+      completion,
+      pods,
+      restart.fragment,
+      { events: built.events, requeueAt: built.requeueAt === undefined ? [] : [built.requeueAt] },
+    ],
+  };
+}
+
+/** The new version is stable: the old stable keeps its pods until its scale-down deadline (the
+ *  active Service has just left it; clients drain), then goes to 0. */
+function promoteStable(bg: BlueGreenStrategy, where: Revision, now: number): Fragment {
+  const completed = normal(
+    Reason.RolloutCompleted,
+    `Rollout completed update to revision ${where.revision} (${where.hash}): Completed blue-green update`,
+  );
+  const old = where.stable;
+  const left = old?.spec?.replicas ?? 0;
+  const delay = bg.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
+  if (old === undefined || left === 0 || delay === 0) return { events: [completed] };
+  const deadline = now + delay * 1000;
+  return {
+    events: [completed],
+    writes: {
+      holdOldStable: [
+        {
+          kind: 'applyReplicaSet',
+          reason: 'scale-down-delay',
+          body: rescaledBody(old, {
+            replicas: left,
+            scaleDownDeadline: new Date(deadline).toISOString(),
+          }),
+        },
+      ],
+    },
+    requeueAt: [deadline],
+  };
+}
+
+function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
+  return {
+    rollout: o.rollout,
+    hash: where.hash,
+    stableHash: progress.stableHash,
+    revision: where.revision,
+    templates: o.analysisTemplates ?? NO_TEMPLATES,
+    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+  };
+}
