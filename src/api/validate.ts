@@ -17,7 +17,15 @@ const rolloutSpec = lazily(() => Compile(RolloutSpecSchema));
 
 /** Problems with a Rollout's spec, one line each (`spec.strategy.canary.steps[1]: must …`). */
 export function rolloutSpecProblems(spec: unknown): string[] {
-  return schemaProblems(rolloutSpec(), spec, { kind: 'Rollout', exactlyOne: 'action' });
+  return schemaProblems(rolloutSpec(), spec, {
+    kind: 'Rollout',
+    exactlyOne: 'action',
+    exactlyOneAt: {
+      '/strategy': 'strategy: canary or blueGreen',
+      '/antiAffinity':
+        'of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
+    },
+  });
 }
 
 /** What a compiled schema offers: a check and its errors. */
@@ -33,14 +41,24 @@ export interface CompiledSchema {
 export function schemaProblems(
   schema: CompiledSchema,
   spec: unknown,
-  words: { readonly kind: string; readonly exactlyOne: string },
+  words: {
+    readonly kind: string;
+    readonly exactlyOne: string;
+    /** What objects at paths ending so hold, when not `exactlyOne`. */
+    readonly exactlyOneAt?: Readonly<Record<string, string>>;
+  },
 ): string[] {
   if (schema.Check(spec)) return [];
   const errors = [...schema.Errors(spec)];
   const problems = new Set<string>();
   for (const error of errors) {
     if (redundant(error, errors)) continue;
-    problems.add(`${fieldPath('spec', error.instancePath)}: ${describe(error, words.exactlyOne)}`);
+    const noun = Object.entries(words.exactlyOneAt ?? {}).find(([suffix]) =>
+      error.instancePath.endsWith(suffix),
+    )?.[1];
+    problems.add(
+      `${fieldPath('spec', error.instancePath)}: ${describe(error, noun ?? words.exactlyOne)}`,
+    );
   }
   return problems.size > 0 ? [...problems] : [`spec: does not match the ${words.kind} schema`];
 }

@@ -30,7 +30,7 @@ import {
 } from '../rollout/approval.ts';
 import { personOf } from '../rollout/approval-people.ts';
 import type { Identity } from '../rollout/approval-people.ts';
-import { stepLabel } from '../rollout/index.ts';
+import { approvalGateAt, gatePlace } from '../rollout/index.ts';
 import type { ExternalRequest, ExternalResponse, Route } from '../server/external.ts';
 import { html, text } from '../server/external.ts';
 import { confirmationPage, resultPage } from '../server/pages.ts';
@@ -118,14 +118,13 @@ function showLink(deps: ApprovalEndpointDeps, req: ExternalRequest): ExternalRes
   const outcome = ctx.waiting
     ? judgeApproval(ctx.waiting, ctx.records, ctx.waiting.since ?? NaN, deps.now(), people)
     : undefined;
-  const steps = rollout.spec.strategy.canary?.steps ?? [];
   return html(
     200,
     confirmationPage({
       decision: c.decision,
       namespace: c.namespace,
       rollout: c.name,
-      step: `${c.step + 1}/${steps.length} (${stepLabel(steps[c.step])})`,
+      step: gatePlace(rollout, c.step),
       revision: c.revision,
       asked: describeApprovers(step.approvers ?? {}),
       ...(step.message ? { prompt: step.message } : {}),
@@ -246,7 +245,7 @@ async function decide(deps: ApprovalEndpointDeps, c: ApprovalClaims, d: Decider)
     }
     if (rollout === undefined) return { ok: false, refused: notFound(c) };
     if (refused !== undefined) return { ok: false, refused };
-    const approvers = rollout.spec.strategy.canary?.steps?.[c.step]?.approval?.approvers ?? {};
+    const approvers = approvalGateAt(rollout, c.step)?.approvers ?? {};
     const person = personOf(d.identity, approvers, people);
     const record: ApprovalRecord = {
       step: c.step,

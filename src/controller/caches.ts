@@ -3,7 +3,12 @@
  * pods and Services are kept in, and the RolloutCache over them. Which change wakes which
  * Rollout is watches.ts.
  */
-import { GROUP, POD_TEMPLATE_HASH_LABEL, ROLLOUT_KIND } from '../api/index.ts';
+import {
+  GROUP,
+  MANAGED_BY_ANNOTATION,
+  POD_TEMPLATE_HASH_LABEL,
+  ROLLOUT_KIND,
+} from '../api/index.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
@@ -24,6 +29,8 @@ import type { RolloutCache } from './rollout-reconciler.ts';
 
 const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
+/** Services by `namespace/rollout` of the Rollout that marked them managed. */
+export const BY_MANAGER = 'byManager';
 /** Rollouts by the traffic objects their routing names (src/traffic refKey). */
 export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
 const BY_HASH = 'byHash';
@@ -68,6 +75,14 @@ function templateRefs(r: Rollout): string[] {
     ),
   ];
 }
+
+/** Services a Rollout marked as its own, so one it no longer names is still found and released. */
+export const serviceIndexers: Readonly<Record<string, IndexFunc<Service>>> = {
+  [BY_MANAGER]: (s) => {
+    const manager = s.metadata?.annotations?.[MANAGED_BY_ANNOTATION];
+    return manager === undefined ? [] : [`${s.metadata?.namespace ?? ''}/${manager}`];
+  },
+};
 
 /** (Cluster)AnalysisTemplates by namespace ('' for cluster-scoped ones). */
 export const templateIndexers: Readonly<Record<string, IndexFunc<AnalysisTemplate>>> = {
@@ -120,6 +135,8 @@ export function rolloutCache(stores: Stores): RolloutCache {
         return hash ? stores.pods.byIndex(BY_HASH, `${rs.metadata?.namespace}/${hash}`) : [];
       }),
     service: (namespace, name) => stores.services.get(`${namespace}/${name}`),
+    servicesManagedBy: (rollout) =>
+      stores.services.byIndex(BY_MANAGER, `${rollout.metadata.namespace}/${rollout.metadata.name}`),
     ...(stores.analysisRuns === undefined
       ? {}
       : { analysisRunsOf: analysisRunsOf(stores.analysisRuns) }),

@@ -31,6 +31,7 @@ import {
   replicaSetIndexers,
   rolloutIndexers,
   slimPod,
+  serviceIndexers,
   slimService,
   templateIndexers,
 } from './caches.ts';
@@ -85,7 +86,12 @@ export function cacheSpecs(instanceId: string | undefined): CacheSpecs {
       transform: slimPod,
       ...hashed,
     },
-    services: { name: 'services', resource: Resources.Service, transform: slimService },
+    services: {
+      name: 'services',
+      resource: Resources.Service,
+      indexers: serviceIndexers,
+      transform: slimService,
+    },
     analysisRuns: {
       name: 'analysisruns',
       resource: Resources.AnalysisRun,

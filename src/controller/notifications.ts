@@ -24,6 +24,7 @@ import type {
   TargetPolicy,
 } from '../notify/index.ts';
 import { anyoneMay, countDecisions } from '../rollout/approval.ts';
+import { approvalGateAt, approvalGates, stepCountOf } from '../rollout/index.ts';
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import type { EventSink, PlannedEvent } from './rollout-reconciler.ts';
 
@@ -87,7 +88,7 @@ export class NotificationBridge {
     if (subs === undefined || subs.targets.length === 0 || !subs.kinds.includes(kind)) return;
     const targets = this.#permitted(rollout, subs.targets);
     if (targets.length === 0) return;
-    const steps = rollout.spec.strategy.canary?.steps ?? [];
+    const gates = approvalGates(rollout);
     const n: Notification = {
       kind,
       rollout: {
@@ -96,11 +97,14 @@ export class NotificationBridge {
         uid: rollout.metadata.uid ?? '',
       },
       ...(e.subject !== undefined ? { revision: e.subject.revision, step: e.subject.step } : {}),
-      stepCount: steps.length,
+      stepCount: stepCountOf(rollout),
       message: e.message,
       at: new Date(this.#d.now()).toISOString(),
     };
-    const step = e.subject === undefined ? undefined : steps[e.subject.step]?.approval;
+    const step =
+      e.subject === undefined
+        ? undefined
+        : gates.find((g) => g.index === e.subject?.step)?.approval;
     const approval =
       kind === NotificationKind.AwaitingApproval && step !== undefined && e.subject !== undefined
         ? this.#approvalRequest(rollout, step, e.subject)
@@ -160,7 +164,7 @@ export class NotificationBridge {
   /** A decision that settles its step (a rejection, or the last approval needed) closes the
    *  posted Slack message: its buttons go, who decided is said. */
   #maybeResolve(rollout: Rollout, record: ApprovalRecord): void {
-    const step = rollout.spec.strategy.canary?.steps?.[record.step]?.approval;
+    const step = approvalGateAt(rollout, record.step);
     if (step === undefined) return;
     // Counted as the planner counts: a Slack press and its link are not two people.
     const pause = rollout.status?.pauseConditions?.find((p) => p.reason === 'AwaitingApproval');

@@ -33,6 +33,8 @@ export interface RolloutCache {
   replicaSetsOf(rollout: Rollout): ReplicaSet[];
   podsOf(replicaSets: readonly ReplicaSet[]): Pod[];
   service(namespace: string, name: string): Service | undefined;
+  /** Services marked as managed by the Rollout (absent: not indexed). */
+  servicesManagedBy?(rollout: Rollout): Service[];
   /** AnalysisRuns whose controller owner is the Rollout (absent: analysis is not watched). */
   analysisRunsOf?(rollout: Rollout): AnalysisRun[];
   analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
@@ -125,6 +127,11 @@ export class RolloutReconciler implements Reconciler {
     for (const { name } of servicesOf(rollout)) {
       const svc = cache.service(rollout.metadata.namespace ?? '', name);
       if (svc !== undefined) services.set(name, svc);
+    }
+    // Ones it marked but no longer names (a strategy switched, a Service renamed): released.
+    for (const svc of cache.servicesManagedBy?.(rollout) ?? []) {
+      const name = svc.metadata?.name ?? '';
+      if (!services.has(name)) services.set(name, svc);
     }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;

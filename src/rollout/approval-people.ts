@@ -7,6 +7,8 @@
  * are one anonymous approver, counted only where the step allows it.
  */
 import type { ApprovalRecord, ApprovalStep, Approvers, Person } from '../api/index.ts';
+import { parsePauseDuration } from '../api/pause-duration.ts';
+import type { ApprovalGate } from './approval-gates.ts';
 
 /** The fields of a record (or a decision about to be recorded) that say who made it. */
 export type Identity = Pick<ApprovalRecord, 'by' | 'via' | 'groups' | 'person'>;
@@ -119,13 +121,12 @@ export function namedPeople(a: Approvers, clusterPeople: readonly Person[]): num
  * field. (The rules that need no mapping are the step's own, in step-kinds.ts.)
  */
 export function approvalPeopleProblems(
-  steps: readonly { readonly approval?: ApprovalStep }[],
+  gates: readonly ApprovalGate[],
   clusterPeople: readonly Person[],
 ): string[] {
-  return steps.flatMap((s, i) => {
-    const step = s.approval;
-    if (step === undefined) return [];
-    const at = `spec.strategy.canary.steps[${i}].approval.minApprovals`;
+  return gates.flatMap((gate) => {
+    const step = gate.approval;
+    const at = `${gate.field}.minApprovals`;
     const a = step.approvers ?? {};
     const needed = step.minApprovals ?? 1;
     const problems: string[] = [];
@@ -159,4 +160,24 @@ export function unmappedChannelsProblem(
   );
   if (unmapped.length === 0) return undefined;
   return `minApprovals ${needed} with both Kubernetes approvers and slackUsers needs every Slack user mapped to a person (approvers.people or --approval-people), or one person could approve once per channel; not mapped: ${unmapped.join(', ')}`;
+}
+
+/** An approval step people can satisfy: a timeout that parses, and enough named approvers. */
+export function approvalProblems(approval: ApprovalStep, at: string): string[] {
+  const problems: string[] = [];
+  if (approval.timeout !== undefined) {
+    const parsed = parsePauseDuration(approval.timeout);
+    if (!parsed.ok) problems.push(`${at}.timeout: ${parsed.error}`);
+    else if (parsed.value === 0) problems.push(`${at}.timeout: must be greater than 0`);
+  }
+  const a = approval.approvers;
+  // People, not identities: alice's Kubernetes and Slack names mapped to her are one approver.
+  const named = a === undefined ? 0 : namedPeople(a, []);
+  const needed = approval.minApprovals ?? 1;
+  if (a !== undefined && (a.groups ?? []).length === 0 && named > 0 && needed > named) {
+    problems.push(
+      `${at}.minApprovals: must not exceed the ${named} approvers listed (got ${needed})`,
+    );
+  }
+  return problems;
 }

@@ -22,6 +22,7 @@ import type {
 import { parsePauseDuration } from '../api/pause-duration.ts';
 import { stripControlCharacters } from '../api/control-chars.ts';
 import type { EventWrite, Write } from './types.ts';
+import { approvalGateAt } from './approval-gates.ts';
 import { admits, admitted, countingKey, distinctApprovers, personOf } from './approval-people.ts';
 import type { Identity } from './approval-people.ts';
 
@@ -376,7 +377,7 @@ export function storedApprovalContext(r: Rollout): {
   const s = r.status ?? {};
   const currentHash = s.currentPodHash ?? '';
   const currentStep = s.currentStepIndex ?? 0;
-  const step = r.spec.strategy.canary?.steps?.[currentStep]?.approval;
+  const step = approvalGateAt(r, currentStep);
   const pause = (s.pauseConditions ?? []).find((c) => c.reason === PauseReason.AwaitingApproval);
   const since = Date.parse(pause?.startTime ?? '');
   const inForce =

@@ -12,7 +12,7 @@ import type { Fragment } from './order.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
 import { replicaSetBody, replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
 import type { Revision } from './revision.ts';
-import { pinService, servicesOf } from './services.ts';
+import { pinService, releaseService, servicesOf } from './services.ts';
 import type { ServiceRole } from './services.ts';
 import type { Observed, Write } from './types.ts';
 
@@ -161,6 +161,26 @@ export function pinServices(
       normal(
         Reason.SwitchService,
         `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
+      ),
+    ];
+  });
+  return { writes: { services } };
+}
+
+/** Services the Rollout marked but no longer names (its strategy changed, say): their selector
+ *  loses our hash, so no Service is left pinned to a version nothing keeps. */
+export function releaseServices(o: Observed): Fragment {
+  const named = new Set(servicesOf(o.rollout).map((s) => s.name));
+  const rolloutName = o.rollout.metadata.name ?? '';
+  const services = [...o.services].flatMap(([name, service]): Write[] => {
+    if (named.has(name)) return [];
+    const change = releaseService(service, rolloutName);
+    if (change === undefined) return [];
+    return [
+      { kind: 'applyService', body: change.body },
+      normal(
+        Reason.SwitchService,
+        `Released service '${name}' (no longer named by the Rollout): selector no longer pinned to '${change.from ?? ''}'`,
       ),
     ];
   });

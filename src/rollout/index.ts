@@ -13,3 +13,5 @@ export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
 export { hashOf } from './replicasets.ts';
 export { countDecisions } from './approval.ts';
+export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
+export type { ApprovalGate } from './approval-gates.ts';

@@ -8,6 +8,9 @@
  */
 import { ConditionType, Reason } from '../api/index.ts';
 import type { AnalysisTemplate } from '../api/index.ts';
+import { approvalGates } from './approval-gates.ts';
+import { approvalPeopleProblems } from './approval-people.ts';
+import { releaseServices } from './child-writes.ts';
 import { setCondition } from './conditions.ts';
 import { orderWrites, requeueAfter } from './order.ts';
 import { sameStatus } from './same-status.ts';
@@ -32,11 +35,15 @@ export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan 
       strategies,
     ),
     ...(strategy?.observedProblems(o) ?? []),
+    // Needs the cluster's people mapping, so not among the spec's own rules.
+    ...approvalPeopleProblems(approvalGates(o.rollout), o.approvalPeople ?? []),
   ];
   if (problems.length > 0) return planInvalid(o, problems);
   // Validation requires a strategy; this only guards a table that lacks the one the spec names.
   if (strategy === undefined) return planInvalid(o, ['spec.strategy: must set a strategy']);
-  const { fragments, status } = strategy.plan(o);
+  const planned = strategy.plan(o);
+  const { status } = planned;
+  const fragments = [...planned.fragments, releaseServices(o)];
   const writes = orderWrites({
     fragments,
     status: sameStatus(status, o.rollout.status ?? {}) ? undefined : status,

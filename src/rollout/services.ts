@@ -38,6 +38,29 @@ export function pinService(
   };
 }
 
+/** The apply that gives back a Service the Rollout marked but no longer names: its selector
+ *  without our hash, and without our mark (SSA drops the annotation we stop stating). Undefined
+ *  when it is not ours or already released. */
+export function releaseService(service: Service, rolloutName: string): ServiceSwitch | undefined {
+  const selector = service.spec?.selector ?? {};
+  const from = selector[POD_TEMPLATE_HASH_LABEL];
+  const marked = service.metadata?.annotations?.[MANAGED_BY_ANNOTATION] === rolloutName;
+  if (!marked) return undefined;
+  const rest = Object.fromEntries(
+    Object.entries(selector).filter(([key]) => key !== POD_TEMPLATE_HASH_LABEL),
+  );
+  return {
+    from,
+    to: '',
+    body: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: service.metadata?.name, namespace: service.metadata?.namespace },
+      spec: { selector: rest },
+    },
+  };
+}
+
 /** What a Service does for a Rollout: a canary's canary/stable, a blue-green's active/preview. */
 export type ServiceRole = 'canary' | 'stable' | 'active' | 'preview';
 

@@ -30,7 +30,7 @@ export function rolloutRuleProblems(
   const problems = commonRuleProblems(rollout);
   const strategy = strategyOf(rollout.spec.strategy, strategies);
   if (strategy === undefined) {
-    return [...problems, 'spec.strategy.canary: must be set (the only strategy so far)'];
+    return [...problems, 'spec.strategy: must set canary or blueGreen'];
   }
   return [...problems, ...strategy.specProblems(rollout, templates)];
 }

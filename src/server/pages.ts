@@ -7,7 +7,7 @@ export interface ConfirmationPage {
   readonly decision: 'Approve' | 'Reject';
   readonly namespace: string;
   readonly rollout: string;
-  /** "step 2/3 (approval)" */
+  /** Where the gate is: "step 2/3", "the switch to the new version" (gatePlace). */
   readonly step: string;
   readonly revision: string;
   readonly asked: string;
@@ -44,7 +44,7 @@ export function confirmationPage(p: ConfirmationPage): string {
   const verb = p.decision === 'Approve' ? 'Approve' : 'Reject';
   const rows: [string, string][] = [
     ['Rollout', `${p.namespace}/${p.rollout}`],
-    ['Step', p.step],
+    ['At', p.step],
     ['Revision', p.revision],
     ['Who is asked', p.asked],
     ['Approvals so far', p.approvalsSoFar],

@@ -21,7 +21,9 @@ import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts'
 import { kubectl } from './support/kubectl.ts';
 import {
   createRollout,
+  createService,
   events,
+  getService,
   http,
   installCrds,
   phase,
@@ -328,5 +330,68 @@ describe('break-glass', () => {
       overridden?.message ?? '',
       /Approval overridden \(break-glass\) by oncall via plugin at step 2 of revision/,
     );
+  });
+});
+
+describe('blue-green: the approval gate before the switch', () => {
+  it('an editor can neither skip it nor step past it; alice passes it and the active Service switches', async () => {
+    const ns = await editorNamespace('status-gate-bg');
+    await createService(ns, 'web-active', 'web');
+    await createService(ns, 'web-preview', 'web');
+    await createRollout(
+      ns,
+      rolloutBody('web', {
+        replicas: 2,
+        strategy: {
+          blueGreen: {
+            activeService: 'web-active',
+            previewService: 'web-preview',
+            approval: { approvers: { users: ['alice'] } },
+          },
+        },
+      }),
+    );
+    const first = await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+    await setImage(ns, 'web', 'app:2');
+    const waiting = await waitForRollout(
+      ns,
+      'web',
+      'awaiting approval of the switch',
+      phase('Paused', (r) => r.status?.message === 'AwaitingApproval'),
+    );
+    const hash = waiting.status?.currentPodHash ?? '';
+    assert.equal(waiting.status?.currentStepIndex, 0);
+    const attempts: [string, object, RegExp][] = [
+      ['promoteFull', { promoteFull: true }, /rule promote-full-skips-approval/],
+      ['step index past the gate', { currentStepIndex: 1 }, /rule step-index-past-approval/],
+      [
+        'remove the AwaitingApproval pause',
+        { pauseConditions: null },
+        /rule awaiting-approval-kept/,
+      ],
+    ];
+    for (const [what, status, rule] of attempts) {
+      const res = await patchStatusAs('eve', ns, status);
+      assert.equal(res.status, 403, `${what}: ${res.body}`);
+      assert.match(res.body, rule, what);
+    }
+    const active = await getService(ns, 'web-active');
+    assert.equal(active.spec?.selector?.['rollouts-pod-template-hash'], first.status?.stableRS);
+
+    await bind(ns, 'stepwise-approver', 'alice');
+    const created = await person('alice').request(
+      'POST',
+      `${GROUP}/namespaces/${ns}/rolloutapprovals`,
+      approvalBody(hash, 0, 'alice', 'Approve'),
+    );
+    assert.equal(created.status, 201, created.body);
+    const done = await waitForRollout(ns, 'web', 'Healthy after approval', phase('Healthy'));
+    assert.equal(done.status?.stableRS, hash);
+    assert.deepEqual(
+      (done.status?.approvals ?? []).map((r) => [r.by, r.decision, r.step]),
+      [['alice', 'Approve', 0]],
+    );
+    const switched = await getService(ns, 'web-active');
+    assert.equal(switched.spec?.selector?.['rollouts-pod-template-hash'], hash);
   });
 });

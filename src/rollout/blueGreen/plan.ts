@@ -37,6 +37,7 @@ import type { Observed } from '../types.ts';
 import { ofThisRevision, planPromotionAnalysis, storedPromotionStatuses } from './analysis.ts';
 import type { PromotionStatuses } from './analysis.ts';
 import { withAntiAffinity } from './anti-affinity.ts';
+import { approvalAtGate, gateAhead, takeBlueGreenApprovals } from './approval.ts';
 import { blueGreenPause, blueGreenPauseOf, passedOrNone } from './gates.ts';
 import { blueGreenStatus } from './status.ts';
 import { blueGreenTargets, scaleDownDeadline } from './targets.ts';
@@ -67,7 +68,9 @@ function planBlueGreen(o: Observed): StrategyPlan {
   const bg = blueGreenOf(rollout);
   const replicas = spec.replicas ?? 1;
   const roles: RoleMetadata = { current: bg.previewMetadata, stable: bg.activeMetadata };
-  const located = locate(o, { count: 0 });
+  // An approval gate is the one "step" a blue-green has (status.currentStepIndex 0 → 1).
+  const stepCount = bg.approval === undefined ? 0 : 1;
+  const located = locate(o, { count: stepCount });
   const where = located.where;
   let progress = located.progress;
   const activeHash = selectedHash(o, bg.activeService);
@@ -92,15 +95,22 @@ function planBlueGreen(o: Observed): StrategyPlan {
     post: ofThisRevision(stored.post, ctx, 'post') ? stored.post : undefined,
   };
   const switched = activeHash === hash;
+  const retrying = !progress.abort && rollout.status?.abortedAt !== undefined;
   const preWanted = inFlight && !fastTrack && bg.prePromotionAnalysis !== undefined && !switched;
-  const postWanted = inFlight && !fastTrack && bg.postPromotionAnalysis !== undefined && switched;
+  // A run once started keeps running while a GitOps sync resets the active Service (we put it
+  // back): terminating it there would end it as if it had passed.
+  const postWanted =
+    inFlight &&
+    !fastTrack &&
+    bg.postPromotionAnalysis !== undefined &&
+    (switched || (ours.post !== undefined && !retrying));
   const analysis = planPromotionAnalysis({
     bg,
     ctx,
     runs: o.analysisRuns ?? [],
     progress,
     wanted: { pre: preWanted && (previewReady || ours.pre !== undefined), post: postWanted },
-    retrying: !progress.abort && rollout.status?.abortedAt !== undefined,
+    retrying,
     stored: ours,
     limits: {
       successful: spec.analysis?.successfulRunHistoryLimit,
@@ -110,12 +120,28 @@ function planBlueGreen(o: Observed): StrategyPlan {
   });
   progress = analysis.progress;
 
+  // People approve the switch once the preview is up and pre-promotion analysis passed.
+  const prePassed = passedOrNone(preWanted, analysis.verdicts.pre);
+  const atGate =
+    inFlight &&
+    !progress.abort &&
+    !fastTrack &&
+    prePassed &&
+    previewReady &&
+    !held &&
+    gateAhead(bg, progress);
+  const approvals = takeBlueGreenApprovals(o, bg, hash, progress, atGate);
+  const approval = atGate
+    ? approvalAtGate(o, bg, hash, progress, approvals.records)
+    : { progress, fragment: {} };
+  progress = approval.progress;
+
   const gate = blueGreenPause({
     bg,
     progress,
     fastTrack,
     previewReady,
-    prePassed: passedOrNone(preWanted, analysis.verdicts.pre),
+    prePassed: prePassed && !gateAhead(bg, progress),
     held,
     revision: where.revision,
     now: o.now,
@@ -220,7 +246,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
     rollout,
     now: o.now,
     hash,
-    stepCount: 0,
+    stepCount,
     progress,
     revision: where.revision,
     replicaSets: o.replicaSets,
@@ -241,11 +267,13 @@ function planBlueGreen(o: Observed): StrategyPlan {
         : progress.stableHash !== hash
           ? 'waiting for analysis to complete'
           : undefined,
-    abortMessage: analysis.abortMessage,
-    pausedMessage: gate.pausedMessage,
+    abortMessage: analysis.abortMessage ?? approval.notes?.abortMessage,
+    pausedMessage: approval.notes?.pausedMessage ?? gate.pausedMessage,
+    approvals: approvals.records,
     maxUnavailable: 0,
     indefiniteStep:
       blueGreenPauseOf(progress) !== undefined ||
+      progress.pauseConditions.some((c) => c.reason === PauseReason.AwaitingApproval) ||
       running(analysis.statuses.pre) ||
       running(analysis.statuses.post),
     waitingForScaleDown: target.held.length > 0,
@@ -259,6 +287,8 @@ function planBlueGreen(o: Observed): StrategyPlan {
       scale.fragment,
       deleted,
       analysis.fragment,
+      approvals.fragment,
+      approval.fragment,
       inFlight ? { events: gate.events, requeueAt: gate.requeueAt } : {},
       services,
       completion,

@@ -7,6 +7,7 @@ import type { BlueGreenStrategy, Rollout } from '../../api/index.ts';
 import { resolveIntOrPercent } from '../../api/intorpercent.ts';
 import { analysesProblems } from '../../api/rollout-rules.ts';
 import type { TemplateMaps } from '../../api/rollout-rules.ts';
+import { approvalProblems } from '../approval-people.ts';
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
@@ -35,7 +36,7 @@ export function blueGreenProblems(
     problems.push(`spec.strategy.blueGreen.maxUnavailable: ${unavailable.error}`);
   }
   if (bg.approval !== undefined) {
-    problems.push('spec.strategy.blueGreen.approval: not supported by this build yet');
+    problems.push(...approvalProblems(bg.approval, 'spec.strategy.blueGreen.approval'));
   }
   if (templates !== undefined) problems.push(...analysesProblems(rollout, templates));
   return problems;

@@ -15,7 +15,6 @@ import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
 import type { Verdict } from '../analysis.ts';
 import { planAnalysis } from '../analysis-steps.ts';
 import { takeRequests } from '../approval.ts';
-import { approvalPeopleProblems } from '../approval-people.ts';
 import type { ApprovalWait } from '../approval.ts';
 import {
   deleteOldReplicaSets,
@@ -48,11 +47,7 @@ const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, Anal
 export const canaryStrategy: Strategy = {
   specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
   // The router's objects (missing route, backends not found, claimed by another Rollout).
-  observedProblems: (o) => [
-    ...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : []),
-    // Needs the cluster's people mapping, so not among the spec's own rules.
-    ...approvalPeopleProblems(canaryOf(o.rollout).steps ?? [], o.approvalPeople ?? []),
-  ],
+  observedProblems: (o) => [...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : [])],
   plan: planCanary,
 };
 

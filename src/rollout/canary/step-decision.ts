@@ -1,7 +1,7 @@
 /**
  * The step decision of a canary pass, by how the step's kind completes (step-kinds.ts): at the
  * ReplicaSets' counts (setWeight, setCanaryScale, routes), when its pause ends (its duration or
- * a person), when its analysis run passed, when people approved (approval-step.ts); and the full
+ * a person), when its analysis run passed, when people approved (approval-decision.ts); and the full
  * promotion at the end (the canary becomes the stable). Each returns the progress after it and a Fragment
  * (its events, its requeue time, the old stable's hold on promotion).
  */
@@ -21,7 +21,7 @@ import type { Progress } from '../progress.ts';
 import { rescaledBody } from '../replicasets.ts';
 import type { Condition } from '../../api/index.ts';
 import type { EventWrite } from '../types.ts';
-import { approvalStepDecision } from './approval-step.ts';
+import { approvalGateDecision } from '../approval-decision.ts';
 import { STEP_KINDS, kindOf, stepLabel } from './step-kinds.ts';
 
 const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
@@ -81,7 +81,7 @@ export function stepDecision(
     case 'approved': {
       if (step?.approval === undefined) return stay;
       const wait = { step: step.approval, index, hash: c.hash };
-      return approvalStepDecision(c, p, wait, steps.length, completed);
+      return approvalGateDecision(c, p, wait, `step ${index + 1}/${steps.length}`, completed);
     }
     case 'pauseEnds':
       return step?.pause === undefined ? stay : pauseDecision(c, p, step.pause, completed);

@@ -6,9 +6,9 @@
  * completes in a new way, one case in step-decision.ts. TypeScript holds the table to every kind
  * the schema has.
  */
-import type { ApprovalStep, CanaryStep } from '../../api/index.ts';
+import type { CanaryStep } from '../../api/index.ts';
 import { parsePauseDuration } from '../../api/pause-duration.ts';
-import { namedPeople } from '../approval-people.ts';
+import { approvalProblems } from '../approval-people.ts';
 
 export type StepKind = keyof CanaryStep;
 
@@ -152,24 +152,4 @@ export function stepLabel(step: CanaryStep | undefined): string {
 /** The step's rules beyond the schema; `at` is its field path. */
 export function stepProblems(step: CanaryStep, at: string, c: StepRuleContext): string[] {
   return withRow(step, (row, value) => row.problems(value, at, c)) ?? [];
-}
-
-/** An approval step people can satisfy: a timeout that parses, and enough named approvers. */
-function approvalProblems(approval: ApprovalStep, at: string): string[] {
-  const problems: string[] = [];
-  if (approval.timeout !== undefined) {
-    const parsed = parsePauseDuration(approval.timeout);
-    if (!parsed.ok) problems.push(`${at}.timeout: ${parsed.error}`);
-    else if (parsed.value === 0) problems.push(`${at}.timeout: must be greater than 0`);
-  }
-  const a = approval.approvers;
-  // People, not identities: alice's Kubernetes and Slack names mapped to her are one approver.
-  const named = a === undefined ? 0 : namedPeople(a, []);
-  const needed = approval.minApprovals ?? 1;
-  if (a !== undefined && (a.groups ?? []).length === 0 && named > 0 && needed > named) {
-    problems.push(
-      `${at}.minApprovals: must not exceed the ${named} approvers listed (got ${needed})`,
-    );
-  }
-  return problems;
 }

@@ -42,3 +42,30 @@ test('field paths render JSON pointers the way kubectl does', () => {
   );
   assert.equal(fieldPath('spec', ''), 'spec');
 });
+
+test('blue-green: exactly one strategy, an activeService, one kind of antiAffinity', () => {
+  const blueGreen = { activeService: 'web', previewService: 'web-preview' };
+  assert.deepEqual(rolloutSpecProblems({ ...valid, strategy: { blueGreen } }), []);
+  assert.deepEqual(rolloutSpecProblems({ ...valid, strategy: { canary: {}, blueGreen } }), [
+    'spec.strategy: must set exactly one strategy: canary or blueGreen',
+  ]);
+  assert.deepEqual(rolloutSpecProblems({ ...valid, strategy: {} }), [
+    'spec.strategy: must set exactly one strategy: canary or blueGreen',
+  ]);
+  assert.deepEqual(rolloutSpecProblems({ ...valid, strategy: { blueGreen: {} } }), [
+    'spec.strategy.blueGreen: must have activeService',
+  ]);
+  const both = {
+    preferredDuringSchedulingIgnoredDuringExecution: { weight: 10 },
+    requiredDuringSchedulingIgnoredDuringExecution: {},
+  };
+  assert.deepEqual(
+    rolloutSpecProblems({
+      ...valid,
+      strategy: { blueGreen: { ...blueGreen, antiAffinity: both } },
+    }),
+    [
+      'spec.strategy.blueGreen.antiAffinity: must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
+    ],
+  );
+});

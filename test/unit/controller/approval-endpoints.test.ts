@@ -101,7 +101,7 @@ describe('approval links', () => {
     assert.equal(res.status, 200);
     assert.match(res.contentType ?? '', /text\/html/);
     assert.match(res.body, /Approve web\?/);
-    assert.match(res.body, /2\/3 \(approval\)/);
+    assert.match(res.body, /step 2\/3/);
     assert.match(res.body, new RegExp(HASH));
     assert.match(res.body, /check the &lt;dashboard&gt;/, 'escaped');
     assert.match(res.body, /30 min/);

@@ -62,7 +62,7 @@ const stepLists: readonly (readonly CanaryStep[])[] = [
   ],
 ];
 
-const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
+const canarySpecs: fc.Arbitrary<Partial<RolloutSpec>> = fc
   .record({
     replicas: fc.integer({ min: 1, max: 6 }),
     progressDeadlineSeconds: fc.constantFrom(10, 60, 600),
@@ -81,6 +81,33 @@ const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc
     }),
   })
   .filter((s) => !(s.strategy.canary.maxSurge === 0 && s.strategy.canary.maxUnavailable === 0));
+
+const blueGreenSpecs: fc.Arbitrary<Partial<RolloutSpec>> = fc.record({
+  replicas: fc.integer({ min: 1, max: 6 }),
+  progressDeadlineSeconds: fc.constantFrom(10, 60, 600),
+  progressDeadlineAbort: fc.boolean(),
+  strategy: fc.record({
+    blueGreen: fc.record({
+      activeService: fc.constant('web-stable'),
+      previewService: fc.constantFrom(undefined, 'web-canary'),
+      autoPromotionEnabled: fc.constantFrom(undefined, false, true),
+      autoPromotionSeconds: fc.constantFrom(undefined, 0, 30),
+      previewReplicaCount: fc.constantFrom(undefined, 1, 2),
+      scaleDownDelaySeconds: fc.constantFrom(undefined, 0, 10),
+      scaleDownDelayRevisionLimit: fc.constantFrom(undefined, 1, 2),
+      abortScaleDownDelaySeconds: fc.constantFrom(undefined, 0, 5),
+      prePromotionAnalysis: fc.constantFrom(undefined, ANALYSIS),
+      postPromotionAnalysis: fc.constantFrom(undefined, ANALYSIS),
+      antiAffinity: fc.constantFrom(undefined, {
+        requiredDuringSchedulingIgnoredDuringExecution: {},
+      }),
+      activeMetadata: fc.constantFrom(undefined, { labels: { role: 'active' } }),
+      previewMetadata: fc.constantFrom(undefined, { labels: { role: 'preview' } }),
+    }),
+  }),
+});
+
+const specs: fc.Arbitrary<Partial<RolloutSpec>> = fc.oneof(canarySpecs, blueGreenSpecs);
 
 const actions: fc.Arbitrary<Action> = fc.oneof(
   {

@@ -428,4 +428,31 @@ describe('blue-green planner', () => {
     assert.match(st.message ?? '', /activeService and previewService must differ/);
     assert.match(st.message ?? '', /scaleDownDelayRevisionLimit/);
   });
+
+  it('a GitOps re-apply of the Services mid-update is put back, never to the wrong version, and a post-promotion run keeps running', () => {
+    const s = bgSim({ postPromotionAnalysis: analysis, autoPromotionEnabled: false });
+    s.setImage('web:2');
+    s.run();
+    const git = (): void => {
+      for (const name of ['active', 'preview']) {
+        const svc = s.services.get(name);
+        if (svc?.spec) svc.spec.selector = { app: 'web' };
+      }
+    };
+    git();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 1));
+    assert.equal(selected(s, 'preview'), hashOfRevision(s, 2));
+    s.promote();
+    s.run();
+    const run = runsOf(s).find((n) => n.endsWith('-post')) ?? '';
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    git();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    assert.notEqual(s.analysisRuns.get(run)?.spec.terminate, true);
+    s.setRunPhase(run, 'Successful');
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Healthy');
+  });
 });

@@ -1,28 +1,49 @@
 /**
- * The step decision at an approval step: the Rollout pauses (reason AwaitingApproval) and says
+ * The decision at an approval gate (a canary's approval step, blue-green's gate before the
+ * switch): the Rollout pauses (reason AwaitingApproval) and says
  * who is asked; the recorded decisions then complete the step, or abort it (a rejection, or the
  * timeout with `onTimeout: abort`); `onTimeout: pause` keeps it waiting and says so once. A
  * promote that clears the pause does not count as an approval: the wait starts again. Returns
  * the progress, its events and deadline, and the notes for the status (why it aborts or waits).
  */
-import { ConditionType, PauseReason, Reason } from '../../api/index.ts';
-import { describeApprovers, judgeApproval } from '../approval.ts';
-import type { ApprovalWait } from '../approval.ts';
-import { getCondition } from '../conditions.ts';
-import { normal, warning } from '../events.ts';
-import type { Progress } from '../progress.ts';
-import type { EventWrite } from '../types.ts';
-import type { Complete, StepContext, StepOutcome } from './step-decision.ts';
+import { ConditionType, PauseReason, Reason } from '../api/index.ts';
+import type { ApprovalRecord, Condition, Person } from '../api/index.ts';
+import { describeApprovers, judgeApproval } from './approval.ts';
+import type { ApprovalWait } from './approval.ts';
+import { getCondition } from './conditions.ts';
+import { normal, warning } from './events.ts';
+import type { Fragment } from './order.ts';
+import type { Progress } from './progress.ts';
+import type { EventWrite } from './types.ts';
 
-export function approvalStepDecision(
-  c: StepContext,
+export interface GateContext {
+  readonly now: number;
+  /** The stored status's conditions (a repeated message is not said twice). */
+  readonly conditions: readonly Condition[];
+  readonly records: readonly ApprovalRecord[];
+  /** The cluster-wide mapping of people to identities (approvals count people). */
+  readonly people: readonly Person[];
+}
+
+/** The progress after the decision, what it writes, and what the status must say. */
+export interface GateOutcome {
+  readonly progress: Progress;
+  readonly fragment: Fragment;
+  readonly notes?: { readonly abortMessage?: string; readonly pausedMessage?: string };
+}
+
+/** Passes the gate: `before` is said first, `more` changes the progress too. */
+export type PassGate = (before?: readonly EventWrite[], more?: Partial<Progress>) => GateOutcome;
+
+/** `at`: where the gate is, for people (`step 2/4`, `the switch to the new version`). */
+export function approvalGateDecision(
+  c: GateContext,
   p: Progress,
   w: ApprovalWait,
-  stepCount: number,
-  completed: Complete,
-): StepOutcome {
+  at: string,
+  completed: PassGate,
+): GateOutcome {
   const { now, records, people } = c;
-  const at = `step ${w.index + 1}/${stepCount}`;
   const pause = p.pauseConditions.find((c) => c.reason === PauseReason.AwaitingApproval);
   const startedAt = pause === undefined ? now : Date.parse(pause.startTime);
   const outcome = judgeApproval(w, records, startedAt, now, people);
