@@ -16,6 +16,8 @@ import {
   blueGreenBody,
   createBlueGreenServices,
   previewOf,
+  replicaSetWrites,
+  replicasOf,
   rsHash,
   selectedHash,
   selectorTrace,
@@ -24,7 +26,6 @@ import {
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { neverReadyTemplate, QUIET_WINDOW_MS, waitForWarnings } from './support/faults.ts';
-import type { Recorded } from './support/history.ts';
 import { stopWatches, watchReplicaSets, watchRollout, WatchHistory } from './support/history.ts';
 import { MetricServer } from './support/metric-server.ts';
 import {
@@ -33,7 +34,6 @@ import {
   installCrds,
   patchSpec,
   phase,
-  replicaSets,
   setImage,
   waitForList,
   waitForRollout,
@@ -61,27 +61,6 @@ const progressing = (r: Rollout) => r.status?.conditions?.find((c) => c.type ===
 
 const deadlineExceeded = (r: Rollout): boolean =>
   r.status?.phase === 'Degraded' && progressing(r)?.reason === 'ProgressDeadlineExceeded';
-
-/** spec.replicas of the ReplicaSet with `hash`, now. */
-async function replicasOf(ns: string, app: string, hash: string | undefined): Promise<number> {
-  const rs = (await replicaSets(ns, app)).find((r) => rsHash(r) === hash);
-  return rs?.spec?.replicas ?? 0;
-}
-
-/** Writes that changed a ReplicaSet's spec, labels or annotations (not the ReplicaSet
- *  controller's status updates, which follow pods). */
-function replicaSetWrites(events: readonly Recorded<ReplicaSet>[]): string[] {
-  const last = new Map<string, string>();
-  const writes: string[] = [];
-  for (const e of events) {
-    const name = e.object.metadata?.name ?? '';
-    const { labels, annotations } = e.object.metadata ?? {};
-    const shape = JSON.stringify([e.object.spec, labels, annotations]);
-    if (e.type === 'MODIFIED' && last.has(name) && last.get(name) !== shape) writes.push(name);
-    last.set(name, shape);
-  }
-  return writes;
-}
 
 interface Watched {
   readonly rollout: WatchHistory<Rollout>;

@@ -13,7 +13,7 @@ import type {
 import { POD_TEMPLATE_HASH_LABEL } from '../../../src/api/index.ts';
 import type { Recorded } from './history.ts';
 import { WatchHistory } from './history.ts';
-import { createService, http, rolloutBody } from './rollouts.ts';
+import { createService, http, replicaSets, rolloutBody } from './rollouts.ts';
 
 /** The Services a blue-green Rollout `name` of these tests switches. */
 export const activeOf = (name: string): string => `${name}-active`;
@@ -123,4 +123,29 @@ export function activeOutages(
     }
   }
   return outages;
+}
+
+/** spec.replicas of the ReplicaSet with `hash`, now. */
+export async function replicasOf(
+  ns: string,
+  app: string,
+  hash: string | undefined,
+): Promise<number> {
+  const rs = (await replicaSets(ns, app)).find((r) => rsHash(r) === hash);
+  return rs?.spec?.replicas ?? 0;
+}
+
+/** Writes that changed a ReplicaSet's spec, labels or annotations (not the ReplicaSet
+ *  controller's status updates, which follow pods). */
+export function replicaSetWrites(events: readonly Recorded<ReplicaSet>[]): string[] {
+  const last = new Map<string, string>();
+  const writes: string[] = [];
+  for (const e of events) {
+    const name = e.object.metadata?.name ?? '';
+    const { labels, annotations } = e.object.metadata ?? {};
+    const shape = JSON.stringify([e.object.spec, labels, annotations]);
+    if (e.type === 'MODIFIED' && last.has(name) && last.get(name) !== shape) writes.push(name);
+    last.set(name, shape);
+  }
+  return writes;
 }
