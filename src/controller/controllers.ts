@@ -6,6 +6,7 @@
 import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
+import { strategyKeyOf } from '../rollout/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
@@ -56,6 +57,7 @@ export function rolloutController(
           r.metadata.namespace ?? '',
           r.metadata.name ?? '',
           s.rollouts.get(namespacedKey(r))?.status?.phase,
+          strategyKeyOf(r.spec.strategy),
         ),
       onDeleted: (key) => {
         const { namespace = '', name } = splitKey(key);

@@ -6,7 +6,7 @@
  * not describe progress and backs that Rollout off, so a bug costs a few writes, not a flood.
  *
  * "Progress" is what a user would call moving: the step (currentStepIndex), the pod hash
- * (currentPodHash, stableRS) and the replica counts. More than STORM_MAX_WRITES status writes
+ * (currentPodHash, stableRS), the replica counts and the versions a blue-green's Services select. More than STORM_MAX_WRITES status writes
  * within STORM_WINDOW_MS with none of those changing is a storm. Then status writes are
  * suppressed; once the backoff has passed, one write is let through (a probe: a real change of
  * phase or condition, such as the progress deadline, still lands, only late), and the backoff
@@ -139,7 +139,12 @@ export class WriteStormGuard {
 }
 
 function progressOf(status: RolloutStatus): string {
-  return JSON.stringify(PROGRESS_FIELDS.map((f) => status[f] ?? null));
+  // A blue-green moves by its Services too: which version each one serves is progress.
+  const served = [
+    status.blueGreen?.activeSelector ?? null,
+    status.blueGreen?.previewSelector ?? null,
+  ];
+  return JSON.stringify([...PROGRESS_FIELDS.map((f) => status[f] ?? null), ...served]);
 }
 
 /**

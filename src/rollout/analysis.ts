@@ -15,7 +15,8 @@ import type {
 } from '../api/index.ts';
 import { baseRunName, buildRun, freshRunName } from '../api/analysis-run.ts';
 import type { AnalysisKind, RunContext } from '../api/analysis-run.ts';
-import type { Write } from './types.ts';
+import type { AnalysisTemplate } from '../api/index.ts';
+import type { Observed, Write } from './types.ts';
 
 const DEFAULT_HISTORY_LIMIT = 5;
 const COMPLETED = new Set(['Successful', 'Failed', 'Error', 'Inconclusive']);
@@ -169,4 +170,22 @@ export function tidyRuns(
 function created(run: AnalysisRun): number {
   const t = Date.parse(String(run.metadata.creationTimestamp ?? ''));
   return Number.isNaN(t) ? 0 : t;
+}
+
+const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
+
+/** What a run is built from this pass: the Rollout, its revision and hashes, the templates. */
+export function runContext(
+  o: Observed,
+  where: { readonly hash: string; readonly revision: number },
+  stableHash: string,
+): RunContext {
+  return {
+    rollout: o.rollout,
+    hash: where.hash,
+    stableHash,
+    revision: where.revision,
+    templates: o.analysisTemplates ?? NO_TEMPLATES,
+    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+  };
 }

@@ -208,3 +208,34 @@ export function patchPodRoles(
   });
   return { writes: { podMetadata } };
 }
+
+/** On promotion the old stable keeps its pods until its scale-down deadline (the Service has
+ *  just left it; clients drain), then goes to 0: the write that records the deadline (stage
+ *  holdOldStable) and the wake-up. Nothing when it has no pods or the delay is 0. */
+export function holdOldStable(
+  old: ReplicaSet | undefined,
+  delaySeconds: number,
+  now: number,
+): Fragment {
+  const left = old?.spec?.replicas ?? 0;
+  if (old === undefined || left === 0 || delaySeconds === 0) return {};
+  const deadline = now + delaySeconds * 1000;
+  return {
+    writes: {
+      holdOldStable: [
+        {
+          kind: 'applyReplicaSet',
+          reason: 'scale-down-delay',
+          body: rescaledBody(old, {
+            replicas: left,
+            scaleDownDeadline: new Date(deadline).toISOString(),
+          }),
+        },
+      ],
+    },
+    requeueAt: [deadline],
+  };
+}
+
+/** Argo's default scaleDownDelaySeconds. */
+export const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;

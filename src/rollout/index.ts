@@ -5,6 +5,7 @@
 export { plan } from './plan.ts';
 export type { Observed, Plan, Write } from './types.ts';
 export { servicesOf } from './services.ts';
+export { strategyKeyOf } from './strategies.ts';
 export type { ServiceRef, ServiceRole } from './services.ts';
 // The canary's step vocabulary: what each kind of step means, its label, the weight at an index.
 export { STEP_KINDS, kindOf, stepLabel, setWeightAt } from './canary/index.ts';

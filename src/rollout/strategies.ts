@@ -22,6 +22,14 @@ export function strategyOf(
   strategy: RolloutStrategy,
   table: StrategyTable = STRATEGIES,
 ): Strategy | undefined {
-  const key = (Object.keys(table) as StrategyKey[]).find((k) => strategy[k] !== undefined);
+  const key = strategyKeyOf(strategy, table);
   return key === undefined ? undefined : table[key];
+}
+
+/** The key of the strategy a spec sets (`canary`, `blueGreen`), as Argo's metrics label it. */
+export function strategyKeyOf(
+  strategy: RolloutStrategy | undefined,
+  table: StrategyTable = STRATEGIES,
+): StrategyKey | undefined {
+  return (Object.keys(table) as StrategyKey[]).find((k) => strategy?.[k] !== undefined);
 }

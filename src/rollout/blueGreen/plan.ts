@@ -13,21 +13,23 @@ import {
   Reason,
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../../api/index.ts';
-import type { AnalysisTemplate, BlueGreenStrategy, ReplicaSet, Rollout } from '../../api/index.ts';
-import type { RunContext } from '../../api/analysis-run.ts';
+import type { BlueGreenStrategy, Rollout } from '../../api/index.ts';
+import { runContext } from '../analysis.ts';
 import { resolveIntOrPercent } from '../../api/intorpercent.ts';
 import {
+  DEFAULT_SCALE_DOWN_DELAY_SECONDS,
   deleteOldReplicaSets,
+  holdOldStable,
   patchPodRoles,
   pinServices,
   scaleReplicaSets,
 } from '../child-writes.ts';
 import type { RoleMetadata } from '../child-writes.ts';
-import { normal } from '../events.ts';
+import { normal, warning } from '../events.ts';
 import type { Fragment } from '../order.ts';
 import { pausedByUser } from '../progress.ts';
 import type { Progress } from '../progress.ts';
-import { hashOf, rescaledBody } from '../replicasets.ts';
+import { hashOf } from '../replicasets.ts';
 import { planRestart } from '../restart.ts';
 import { available, locate } from '../revision.ts';
 import type { Revision } from '../revision.ts';
@@ -39,12 +41,10 @@ import type { PromotionStatuses } from './analysis.ts';
 import { withAntiAffinity } from './anti-affinity.ts';
 import { approvalAtGate, gateAhead, takeBlueGreenApprovals } from './approval.ts';
 import { blueGreenPause, blueGreenPauseOf, passedOrNone } from './gates.ts';
+import { fullyAvailable, serviceTargets } from './services.ts';
 import { blueGreenStatus } from './status.ts';
 import { blueGreenTargets, scaleDownDeadline } from './targets.ts';
 import { blueGreenProblems } from './validate.ts';
-
-const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
-const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
 export const blueGreenStrategy: Strategy = {
   specProblems: (rollout, templates) => blueGreenProblems(rollout, blueGreenOf(rollout), templates),
@@ -88,7 +88,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
     available(current) >= previewCount;
 
   // Analyses: pre-promotion from the saturated preview until the switch, post-promotion after.
-  const ctx = runContext(o, where, progress);
+  const ctx = runContext(o, where, progress.stableHash);
   const stored = storedPromotionStatuses(rollout.status);
   const ours: PromotionStatuses = {
     pre: ofThisRevision(stored.pre, ctx, 'pre') ? stored.pre : undefined,
@@ -119,6 +119,10 @@ function planBlueGreen(o: Observed): StrategyPlan {
     now: o.now,
   });
   progress = analysis.progress;
+  // On probation (serving, not yet stable): losing pods sends users back to the stable, which
+  // kept all of its pods, whatever the analysis has measured so far.
+  const lost = lostWhileServing(where, progress, replicas, inFlight && switched && postWanted);
+  progress = lost.progress;
 
   // People approve the switch once the preview is up and pre-promotion analysis passed.
   const prePassed = passedOrNone(preWanted, analysis.verdicts.pre);
@@ -176,44 +180,25 @@ function planBlueGreen(o: Observed): StrategyPlan {
   });
   const deleted = deleteOldReplicaSets(where.others, target.held, spec.revisionHistoryLimit);
 
-  // The active Service: to the new version once promoted and whole; back to the stable on abort.
-  const inconclusive = progress.pauseConditions.some(
-    (c) => c.reason === PauseReason.InconclusiveAnalysisRun,
-  );
-  const full = (rs: ReplicaSet | undefined): boolean =>
-    rs !== undefined && (rs.spec?.replicas ?? 0) >= replicas && available(rs) >= replicas;
+  // The Services: the active one cuts over once promoted and whole, the preview once it is up.
   const activeRs = o.replicaSets.find((rs) => hashOf(rs) === activeHash);
-  let activeTarget: string | undefined;
-  if (inFlight) {
-    if (promoted && !held && !inconclusive && !scale.scaled && full(current)) activeTarget = hash;
-    else if (activeRs === undefined && full(where.stable)) activeTarget = progress.stableHash;
-  } else {
-    // Settled, or aborted: the active Service belongs on the stable, once it serves all its
-    // pods, or (an abort) at least better than what the active Service selects now.
-    const stable = where.steady ? current : where.stable;
-    const better =
-      stable !== undefined &&
-      activeRs !== undefined &&
-      activeRs !== stable &&
-      available(stable) > available(activeRs);
-    if (activeHash !== progress.stableHash && (full(stable) || better)) {
-      activeTarget = progress.stableHash;
-    }
-  }
-  // The preview: the new version once its pods are up (never before: Argo's preview outage);
-  // until then whatever it selects if that keeps running, else what users see.
-  let previewTarget: string | undefined;
-  if (where.steady) previewTarget = full(current) ? hash : undefined;
-  else if (!progress.abort) {
-    const keeps =
-      previewHash !== undefined && [hash, progress.stableHash, activeHash].includes(previewHash);
-    if (previewReady) previewTarget = hash;
-    else if (!keeps) previewTarget = activeRs !== undefined ? activeHash : progress.stableHash;
-  }
-  const services = pinServices(o, {
-    ...(activeTarget === undefined ? {} : { active: activeTarget }),
-    ...(previewTarget === undefined ? {} : { preview: previewTarget }),
-  });
+  const services = pinServices(
+    o,
+    serviceTargets({
+      where,
+      progress,
+      replicas,
+      activeHash,
+      previewHash,
+      activeRs,
+      mayCutOver:
+        promoted &&
+        !held &&
+        !progress.pauseConditions.some((c) => c.reason === PauseReason.InconclusiveAnalysisRun) &&
+        !scale.scaled,
+      previewReady,
+    }),
+  );
 
   // The new version becomes stable once it serves and post-promotion analysis passed.
   let completion: Fragment = {};
@@ -267,7 +252,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
         : progress.stableHash !== hash
           ? 'waiting for analysis to complete'
           : undefined,
-    abortMessage: analysis.abortMessage ?? approval.notes?.abortMessage,
+    abortMessage: analysis.abortMessage ?? lost.message ?? approval.notes?.abortMessage,
     pausedMessage: approval.notes?.pausedMessage ?? gate.pausedMessage,
     approvals: approvals.records,
     maxUnavailable: 0,
@@ -287,6 +272,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
       scale.fragment,
       deleted,
       analysis.fragment,
+      lost.fragment,
       approvals.fragment,
       approval.fragment,
       inFlight ? { events: gate.events, requeueAt: gate.requeueAt } : {},
@@ -299,43 +285,31 @@ function planBlueGreen(o: Observed): StrategyPlan {
   };
 }
 
-/** The new version is stable: the old stable keeps its pods until its scale-down deadline (the
- *  active Service has just left it; clients drain), then goes to 0. */
+/** The new version is stable; the old stable keeps its pods for its scale-down delay. */
 function promoteStable(bg: BlueGreenStrategy, where: Revision, now: number): Fragment {
   const completed = normal(
     Reason.RolloutCompleted,
     `Rollout completed update to revision ${where.revision} (${where.hash}): Completed blue-green update`,
   );
-  const old = where.stable;
-  const left = old?.spec?.replicas ?? 0;
   const delay = bg.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-  if (old === undefined || left === 0 || delay === 0) return { events: [completed] };
-  const deadline = now + delay * 1000;
-  return {
-    events: [completed],
-    writes: {
-      holdOldStable: [
-        {
-          kind: 'applyReplicaSet',
-          reason: 'scale-down-delay',
-          body: rescaledBody(old, {
-            replicas: left,
-            scaleDownDeadline: new Date(deadline).toISOString(),
-          }),
-        },
-      ],
-    },
-    requeueAt: [deadline],
-  };
+  return { ...holdOldStable(where.stable, delay, now), events: [completed] };
 }
 
-function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
+function lostWhileServing(
+  where: Revision,
+  progress: Progress,
+  replicas: number,
+  onProbation: boolean,
+): { readonly progress: Progress; readonly message?: string; readonly fragment: Fragment } {
+  const { current, stable } = where;
+  if (!onProbation || progress.abort || current === undefined) return { progress, fragment: {} };
+  if (available(current) >= replicas || !fullyAvailable(stable, replicas)) {
+    return { progress, fragment: {} };
+  }
+  const message = `revision ${where.revision} lost availability while serving (${available(current)} of ${replicas} pods available) before post-promotion analysis passed; the active Service goes back to the stable`;
   return {
-    rollout: o.rollout,
-    hash: where.hash,
-    stableHash: progress.stableHash,
-    revision: where.revision,
-    templates: o.analysisTemplates ?? NO_TEMPLATES,
-    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
+    progress: { ...progress, abort: true },
+    message,
+    fragment: { events: [warning(Reason.RolloutAborted, message)] },
   };
 }

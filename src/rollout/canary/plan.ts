@@ -9,9 +9,8 @@
  */
 import { PauseReason } from '../../api/index.ts';
 import type { ApprovalRecord, CanaryStrategy, Person, Rollout } from '../../api/index.ts';
-import type { AnalysisTemplate } from '../../api/index.ts';
-import type { RunContext } from '../../api/analysis-run.ts';
 import { resolveSurgeUnavailable } from '../../api/intorpercent.ts';
+import { runContext } from '../analysis.ts';
 import type { Verdict } from '../analysis.ts';
 import { planAnalysis } from '../analysis-steps.ts';
 import { takeRequests } from '../approval.ts';
@@ -41,8 +40,6 @@ import { targets } from './targets.ts';
 import { canaryProblems } from './validate.ts';
 import type { Targets } from './targets.ts';
 import { desiredTraffic, maxTrafficWeight, planTraffic, routed } from './traffic.ts';
-
-const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
 
 export const canaryStrategy: Strategy = {
   specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
@@ -85,7 +82,7 @@ function planCanary(o: Observed): StrategyPlan {
   // Analysis: the step's run and the background run give their verdicts (abort, pause, go on).
   const walking = !where.steady && !progress.abort && !held;
   const analysis = planAnalysis({
-    ctx: runContext(o, where, progress),
+    ctx: runContext(o, where, progress.stableHash),
     runs: o.analysisRuns ?? [],
     progress,
     stepAnalysis: steps[progress.stepIndex]?.analysis,
@@ -240,17 +237,6 @@ function takeApprovals(
     people: o.approvalPeople ?? [],
   });
   return { records: taken.records, fragment: { events: taken.events, answers: taken.answers } };
-}
-
-function runContext(o: Observed, where: Revision, progress: Progress): RunContext {
-  return {
-    rollout: o.rollout,
-    hash: where.hash,
-    stableHash: progress.stableHash,
-    revision: where.revision,
-    templates: o.analysisTemplates ?? NO_TEMPLATES,
-    clusterTemplates: o.clusterAnalysisTemplates ?? NO_TEMPLATES,
-  };
 }
 
 /** The ReplicaSets stand exactly at the counts of the step in force (Argo's

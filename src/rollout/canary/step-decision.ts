@@ -18,13 +18,11 @@ import type { Verdict } from '../analysis.ts';
 import { normal } from '../events.ts';
 import type { Fragment } from '../order.ts';
 import type { Progress } from '../progress.ts';
-import { rescaledBody } from '../replicasets.ts';
+import { DEFAULT_SCALE_DOWN_DELAY_SECONDS, holdOldStable } from '../child-writes.ts';
 import type { Condition } from '../../api/index.ts';
 import type { EventWrite } from '../types.ts';
 import { approvalGateDecision } from '../approval-decision.ts';
 import { STEP_KINDS, kindOf, stepLabel } from './step-kinds.ts';
-
-const DEFAULT_SCALE_DOWN_DELAY_SECONDS = 30;
 
 /** What the step decision has to tell the status: why it aborts, why it is paused. */
 export interface StepNotes {
@@ -157,24 +155,10 @@ export function promote(
     Reason.RolloutCompleted,
     `Rollout completed update to revision ${revision} (${hash})`,
   );
-  const left = previousStable?.spec?.replicas ?? 0;
   let fragment: Fragment = { events: [completed] };
-  if (previousStable !== undefined && left > 0 && canary.stableService !== undefined) {
+  if (canary.stableService !== undefined) {
     const delay = canary.scaleDownDelaySeconds ?? DEFAULT_SCALE_DOWN_DELAY_SECONDS;
-    const deadline = new Date(now + delay * 1000).toISOString();
-    fragment = {
-      ...fragment,
-      writes: {
-        holdOldStable: [
-          {
-            kind: 'applyReplicaSet',
-            reason: 'scale-down-delay',
-            body: rescaledBody(previousStable, { replicas: left, scaleDownDeadline: deadline }),
-          },
-        ],
-      },
-      requeueAt: [now + delay * 1000],
-    };
+    fragment = { ...holdOldStable(previousStable, delay, now), events: [completed] };
   }
   return {
     progress: {

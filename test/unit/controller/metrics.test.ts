@@ -35,4 +35,16 @@ describe('rollout_info', () => {
     m.setRolloutPhase('prod', 'new', undefined);
     assert.deepEqual(await infoSeries(m), []);
   });
+
+  it('labels a blue-green Rollout strategy="blueGreen", and moves the series when the strategy changes', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setRolloutPhase('prod', 'web', 'Healthy', 'blueGreen');
+    assert.deepEqual(await infoSeries(m), [
+      'rollout_info{namespace="prod",name="web",strategy="blueGreen",phase="Healthy"} 1',
+    ]);
+    m.setRolloutPhase('prod', 'web', 'Healthy', 'canary');
+    assert.deepEqual(await infoSeries(m), [
+      'rollout_info{namespace="prod",name="web",strategy="canary",phase="Healthy"} 1',
+    ]);
+  });
 });

@@ -18,7 +18,7 @@ import { silentLogger } from '../../../src/kube/log.ts';
 import type { Observed, Plan } from '../../../src/rollout/types.ts';
 import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
 import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
-import { rolloutFixture, Sim, T0 } from '../../fixtures/rollout/sim.ts';
+import { rolloutFixture, serviceFixture, Sim, T0 } from '../../fixtures/rollout/sim.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -203,6 +203,49 @@ describe('WriteStormGuard', () => {
     sim.run();
     assert.equal(sim.rollout.status?.phase, 'Healthy');
     assert.equal(sim.rollout.status?.stableRS, sim.rollout.status?.currentPodHash);
+    assert.deepEqual(heldBack(sim), []);
+  });
+
+  it('the real planner walking a blue-green with both analyses, a pause and an abort is never held back', () => {
+    const template = {
+      apiVersion: 'stepwise.dev/v1alpha1',
+      kind: 'AnalysisTemplate',
+      metadata: { name: 'smoke', namespace: 'ns' },
+      spec: { metrics: [{ name: 'm', provider: { web: { url: 'http://127.0.0.1:1/' } } }] },
+    };
+    const analysis = { templates: [{ templateName: 'smoke' }] };
+    const sim = new Sim(
+      rolloutFixture({
+        strategy: {
+          blueGreen: {
+            activeService: 'active',
+            previewService: 'preview',
+            autoPromotionEnabled: false,
+            prePromotionAnalysis: analysis,
+            postPromotionAnalysis: analysis,
+          },
+        },
+      }),
+    );
+    sim.analysisTemplates.set('smoke', template);
+    for (const name of ['active', 'preview']) sim.services.set(name, serviceFixture(name));
+    sim.run();
+    const newest = (): string => [...sim.analysisRuns.keys()].at(-1) ?? '';
+    for (const image of ['web:2', 'web:3']) {
+      sim.setImage(image);
+      sim.run();
+      sim.setRunPhase(newest(), 'Running');
+      sim.run();
+      sim.setRunPhase(newest(), 'Successful');
+      sim.run();
+      sim.promote();
+      sim.run();
+      sim.setRunPhase(newest(), 'Running');
+      sim.run();
+      sim.setRunPhase(newest(), image === 'web:2' ? 'Successful' : 'Failed');
+      sim.run();
+    }
+    assert.equal(sim.rollout.status?.phase, 'Degraded');
     assert.deepEqual(heldBack(sim), []);
   });
 

@@ -455,4 +455,23 @@ describe('blue-green planner', () => {
     s.run();
     assert.equal(s.rollout.status?.phase, 'Healthy');
   });
+
+  it('pods that fail after starting during post-promotion analysis send the active Service back to the stable at once', () => {
+    const s = bgSim({ postPromotionAnalysis: analysis, autoPromotionEnabled: false });
+    s.setImage('web:2');
+    s.run();
+    s.promote();
+    s.run();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 2));
+    // The new pods crash: the ReplicaSet controller reports them unavailable.
+    s.unreadyImages.add('web:2');
+    s.settle();
+    s.pass();
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 1));
+    s.run();
+    const st = s.rollout.status ?? {};
+    assert.equal(st.phase, 'Degraded');
+    assert.match(st.message ?? '', /lost availability while serving/);
+    assert.equal(st.stableRS, hashOfRevision(s, 1));
+  });
 });
