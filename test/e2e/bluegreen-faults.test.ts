@@ -7,7 +7,14 @@
 // available pod: each test watches it and the ReplicaSets from before the update to the end.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { AnalysisTemplate, Pod, ReplicaSet, Rollout, Service } from '../../src/api/index.ts';
+import type {
+  AnalysisRun,
+  AnalysisTemplate,
+  Pod,
+  ReplicaSet,
+  Rollout,
+  Service,
+} from '../../src/api/index.ts';
 import { CHAOS_FAILED_LABEL } from '../cluster/kwok-stages.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import {
@@ -35,6 +42,7 @@ import {
   patchSpec,
   phase,
   setImage,
+  waitFor,
   waitForList,
   waitForRollout,
 } from './support/rollouts.ts';
@@ -364,6 +372,15 @@ describe('pods that fail after starting during post-promotion analysis', () => {
     const run = aborted.status?.blueGreen?.postPromotionAnalysisRunStatus;
     process.stdout.write(`# post-promotion run at the abort: ${JSON.stringify(run)}\n`);
     assert.notEqual(run?.status, 'Successful', 'the post-promotion run did not pass');
+    // An aborted update stops measuring the version it gave up (Argo terminates its runs).
+    const ended = await waitFor(
+      'the post-promotion run ended',
+      `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/analysisruns`,
+      run?.name ?? '',
+      (r: AnalysisRun) => !['', 'Pending', 'Running'].includes(r.status?.phase ?? ''),
+      30_000,
+    );
+    assert.notEqual(ended.status?.phase, 'Successful');
     await active.until(
       'the active Service back on revision 1',
       (e) => selectedHash(e.object) === stable,
