@@ -82,3 +82,6 @@ export const NOTIFY_SLACK_WEBHOOK_ANNOTATION = `${notificationsPrefix}slack-webh
 export const NOTIFY_WEBHOOK_ANNOTATION = `${notificationsPrefix}webhook`;
 /** Which notification kinds to send (default: all). */
 export const NOTIFY_ON_ANNOTATION = `${notificationsPrefix}on`;
+
+/** The node label blue-green's anti-affinity spreads by. */
+export const HOSTNAME_TOPOLOGY_KEY = 'kubernetes.io/hostname';

@@ -135,8 +135,7 @@ export function rolloutCache(stores: Stores): RolloutCache {
         return hash ? stores.pods.byIndex(BY_HASH, `${rs.metadata?.namespace}/${hash}`) : [];
       }),
     service: (namespace, name) => stores.services.get(`${namespace}/${name}`),
-    servicesManagedBy: (rollout) =>
-      stores.services.byIndex(BY_MANAGER, `${rollout.metadata.namespace}/${rollout.metadata.name}`),
+    servicesManagedBy: (key) => stores.services.byIndex(BY_MANAGER, key),
     ...(stores.analysisRuns === undefined
       ? {}
       : { analysisRunsOf: analysisRunsOf(stores.analysisRuns) }),

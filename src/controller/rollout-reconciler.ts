@@ -17,7 +17,7 @@ import type {
 } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
-import { plan, servicesOf } from '../rollout/index.ts';
+import { plan, releaseService, servicesOf } from '../rollout/index.ts';
 import type { Observed, Plan, Write } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
@@ -33,8 +33,9 @@ export interface RolloutCache {
   replicaSetsOf(rollout: Rollout): ReplicaSet[];
   podsOf(replicaSets: readonly ReplicaSet[]): Pod[];
   service(namespace: string, name: string): Service | undefined;
-  /** Services marked as managed by the Rollout (absent: not indexed). */
-  servicesManagedBy?(rollout: Rollout): Service[];
+  /** Services marked as managed by the Rollout of this key, existing or not (absent: not
+   *  indexed). */
+  servicesManagedBy?(key: Key): Service[];
   /** AnalysisRuns whose controller owner is the Rollout (absent: analysis is not watched). */
   analysisRunsOf?(rollout: Rollout): AnalysisRun[];
   analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
@@ -102,6 +103,22 @@ export class RolloutReconciler implements Reconciler {
     this.#replicaSetWrites = new Expectations(deps.clock);
   }
 
+  /** A deleted Rollout's Services lose our hash and mark (as Argo's service controller does),
+   *  so going back to a Deployment does not leave them selecting pods that are gone. */
+  async #releaseServicesOf(key: Key): Promise<void> {
+    const name = key.slice(key.indexOf('/') + 1);
+    for (const svc of this.#deps.cache.servicesManagedBy?.(key) ?? []) {
+      const change = releaseService(svc, name);
+      if (change === undefined) continue;
+      await this.#deps.api.apply(change.body as Service & { metadata: object });
+      this.#deps.log.info('released the Service of a deleted Rollout', {
+        rollout: key,
+        service: svc.metadata?.name,
+        from: change.from,
+      });
+    }
+  }
+
   async reconcile(key: Key): Promise<Result> {
     const { cache, clock } = this.#deps;
     const rollout = cache.rollout(key);
@@ -110,6 +127,7 @@ export class RolloutReconciler implements Reconciler {
       this.#storms.forget(key);
       this.#replicaSetWrites.forgetWhere((rsKey) => rsKey.startsWith(`${key}-`));
       this.#deps.onDeleted?.(key);
+      await this.#releaseServicesOf(key);
       return {};
     }
     if (this.#statusWrites.stale(key, rollout.metadata.resourceVersion)) {
@@ -129,14 +147,14 @@ export class RolloutReconciler implements Reconciler {
       if (svc !== undefined) services.set(name, svc);
     }
     // Ones it marked but no longer names (a strategy switched, a Service renamed): released.
-    for (const svc of cache.servicesManagedBy?.(rollout) ?? []) {
+    for (const svc of cache.servicesManagedBy?.(key) ?? []) {
       const name = svc.metadata?.name ?? '';
       if (!services.has(name)) services.set(name, svc);
     }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
     const traffic =
-      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic);
+      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic, replicaSets);
     const requests = cache.approvalsOf?.(rollout) ?? [];
     const screened = this.#deps.screenApprovals?.(requests, now) ?? {
       admitted: requests,

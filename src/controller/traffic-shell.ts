@@ -9,9 +9,9 @@
  * reaches it the way their verdict on their objects does, as problems that make it InvalidSpec.
  */
 import { rolloutSpecProblems } from '../api/index.ts';
-import type { Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
+import type { ReplicaSet, Rollout, TrafficObservation, TrafficState } from '../api/index.ts';
 import { type KubeApi, type KubeObject, type ResourceType } from '../kube/index.ts';
-import { podTemplateHash } from '../rollout/hash.ts';
+import { templateHash } from '../rollout/index.ts';
 import { combine, refKey, routersFor, routingProblems } from '../traffic/index.ts';
 import type { RouterContext, TrafficRouter } from '../traffic/index.ts';
 
@@ -31,6 +31,7 @@ export interface TrafficView {
 export function observeTraffic(
   rollout: Rollout,
   cache: TrafficObjectCache,
+  replicaSets: readonly ReplicaSet[],
 ): TrafficView | undefined {
   const canary = rollout.spec.strategy?.canary;
   const routers = routersFor(canary);
@@ -52,7 +53,8 @@ export function observeTraffic(
     }
   }
   const status = rollout.status ?? {};
-  const canaryHash = podTemplateHash(rollout.spec.template, status.collisionCount ?? 0);
+  // The planner's hash (an undone template is its old ReplicaSet's).
+  const canaryHash = templateHash({ rollout, replicaSets });
   const ctx: RouterContext = {
     rollout,
     canaryService: canary.canaryService ?? '',

@@ -35,9 +35,11 @@ export interface Tracked {
 }
 
 /**
- * The run for this rollout revision's step (or background) analysis: the one status names, or a
- * new one. A named run missing from the cache is applied again under the same name (the apply is
- * idempotent, so a cache that has not seen it yet costs nothing).
+ * The run for this rollout revision's step (or background) analysis: the one status names, else
+ * one of this revision and kind still running and not terminated (status that lags behind, or a
+ * status write held back, must not start a second run), else a new one. A named run missing
+ * from the cache is applied again under the same name (the apply is idempotent, so a cache that
+ * has not seen it yet costs nothing).
  */
 export function trackRun(
   ctx: RunContext,
@@ -51,7 +53,8 @@ export function trackRun(
   const ours = stored !== undefined && (stored.name === base || stored.name.startsWith(`${base}.`));
   const name = ours
     ? stored.name
-    : freshRunName(base, new Set(runs.map((r) => r.metadata.name ?? '')));
+    : (unfinishedRun(runs, base) ??
+      freshRunName(base, new Set(runs.map((r) => r.metadata.name ?? ''))));
   const run = runs.find((r) => r.metadata.name === name);
   if (run === undefined) {
     const built = buildRun(ctx, analysis, kind, name, stepIndex);
@@ -104,6 +107,23 @@ const ANALYSIS_NAMES: Readonly<Record<AnalysisKind, string>> = {
   PrePromotion: 'Blue/green pre-promotion analysis',
   PostPromotion: 'Blue/green post-promotion analysis',
 };
+
+/** The newest run named `base` or `base.N` that is neither finished nor terminated. */
+function unfinishedRun(runs: readonly AnalysisRun[], base: string): string | undefined {
+  return runs
+    .filter((r) => {
+      const name = r.metadata.name ?? '';
+      return (
+        (name === base || name.startsWith(`${base}.`)) &&
+        r.spec.terminate !== true &&
+        !COMPLETED.has(r.status?.phase ?? '')
+      );
+    })
+    .map((r) => r.metadata.name ?? '')
+    .sort((a, b) => suffixOf(b) - suffixOf(a))[0];
+}
+
+const suffixOf = (name: string): number => Number(/\.(\d+)$/.exec(name)?.[1] ?? 0);
 
 export function runEvent(kind: AnalysisKind, tracked: Tracked): Write | undefined {
   const what = ANALYSIS_NAMES[kind];

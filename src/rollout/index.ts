@@ -4,7 +4,7 @@
  */
 export { plan } from './plan.ts';
 export type { Observed, Plan, Write } from './types.ts';
-export { servicesOf } from './services.ts';
+export { releaseService, servicesOf } from './services.ts';
 export { strategyKeyOf } from './strategies.ts';
 export type { ServiceRef, ServiceRole } from './services.ts';
 // The canary's step vocabulary: what each kind of step means, its label, the weight at an index.
@@ -13,6 +13,7 @@ export type { StepKind, StepKindRow } from './canary/index.ts';
 export { rolloutRuleProblems } from './validate.ts';
 export type { TemplateMaps } from './validate.ts';
 export { hashOf } from './replicasets.ts';
+export { templateHash } from './revision.ts';
 export { countDecisions } from './approval.ts';
 export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
 export type { ApprovalGate } from './approval-gates.ts';

@@ -13,6 +13,7 @@ import type { Fragment } from './order.ts';
 import { readProgress, restartSteps, settled } from './progress.ts';
 import type { Progress } from './progress.ts';
 import { classify, hashOf, nextRevision, revisionOf } from './replicasets.ts';
+import { replicaSetOfTemplate } from './template-match.ts';
 import type { EventWrite, Observed } from './types.ts';
 
 export interface Revision {
@@ -43,7 +44,7 @@ export interface Located {
 export function locate(o: Observed, steps: StepsShape): Located {
   const { rollout, replicaSets } = o;
   const status = rollout.status ?? {};
-  const hash = podTemplateHash(rollout.spec.template, status.collisionCount ?? 0);
+  const hash = templateHash(o);
   const progress = readProgress(status, status.stableRS ?? initialStable(replicaSets, hash));
   const steady = hash === progress.stableHash;
   const { current, stable, others } = classify(
@@ -113,6 +114,16 @@ function startingProgress(
     return { progress, events: [retry] };
   }
   return { progress, events: [] };
+}
+
+/** The template's hash; or, when no ReplicaSet has it, the hash of the one whose template it is
+ *  all the same (an undo wrote back a template with the API server's defaults filled in). */
+export function templateHash(o: Pick<Observed, 'rollout' | 'replicaSets'>): string {
+  const { rollout, replicaSets } = o;
+  const hash = podTemplateHash(rollout.spec.template, rollout.status?.collisionCount ?? 0);
+  if (replicaSets.some((rs) => hashOf(rs) === hash)) return hash;
+  const same = replicaSetOfTemplate(replicaSets, rollout);
+  return (same && hashOf(same)) ?? hash;
 }
 
 /** No stableRS yet: the first template is stable at once (a first deploy has no steps); if

@@ -4,10 +4,8 @@
  * versions. The term goes into the new ReplicaSet's pod spec only, never into the Rollout's
  * template, so it never changes the pod-template hash.
  */
-import { POD_TEMPLATE_HASH_LABEL } from '../../api/index.ts';
+import { HOSTNAME_TOPOLOGY_KEY, POD_TEMPLATE_HASH_LABEL } from '../../api/index.ts';
 import type { AntiAffinity, PodSpec } from '../../api/index.ts';
-
-export const HOSTNAME_TOPOLOGY_KEY = 'kubernetes.io/hostname';
 
 /** `spec` with a term keeping its pods off the nodes of pods with `stableHash`. */
 export function withAntiAffinity(

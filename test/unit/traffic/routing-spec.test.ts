@@ -21,7 +21,7 @@ function invalidSpec(canary: Partial<CanaryStrategy>): string[] {
   );
   sim.services.set('c', serviceFixture('c'));
   sim.services.set('s', serviceFixture('s'));
-  sim.traffic = observeTraffic(sim.rollout, EMPTY)?.observation;
+  sim.traffic = observeTraffic(sim.rollout, EMPTY, [])?.observation;
   sim.pass();
   const c = sim.rollout.status?.conditions?.find((x) => x.type === 'InvalidSpec');
   return c === undefined ? [] : c.message.split('; ');
@@ -138,7 +138,7 @@ describe('traffic routing spec: the routers’ own rules', () => {
         },
       },
     });
-    assert.deepEqual(observeTraffic(rollout, EMPTY)?.observation.problems ?? [], []);
+    assert.deepEqual(observeTraffic(rollout, EMPTY, [])?.observation.problems ?? [], []);
     assert.ok(routingProblems(rollout.spec.strategy.canary).length > 0);
   });
 

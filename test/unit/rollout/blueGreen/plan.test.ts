@@ -474,4 +474,22 @@ describe('blue-green planner', () => {
     assert.match(st.message ?? '', /lost availability while serving/);
     assert.equal(st.stableRS, hashOfRevision(s, 1));
   });
+
+  it('a status write that did not land (a stale cache, a held-back write) starts no second run', () => {
+    const s = bgSim({ prePromotionAnalysis: analysis, abortScaleDownDelaySeconds: 0 });
+    s.setImage('web:2');
+    s.run();
+    s.setRunPhase(runsOf(s)[0] ?? '', 'Failed');
+    s.run();
+    s.retry();
+    const before = structuredClone(s.rollout.status);
+    s.pass();
+    assert.equal(runsOf(s).length, 2);
+    // The retry pass's status never reached the cache: the next pass plans from the old one.
+    s.rollout.status = before;
+    s.pass();
+    s.rollout.status = before;
+    s.pass();
+    assert.equal(runsOf(s).length, 2, runsOf(s).join(', '));
+  });
 });
