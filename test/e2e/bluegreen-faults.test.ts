@@ -18,18 +18,20 @@ import type {
 import { CHAOS_FAILED_LABEL } from '../cluster/kwok-stages.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import {
-  activeOf,
   activeOutages,
   blueGreenBody,
-  createBlueGreenServices,
-  previewOf,
   replicaSetWrites,
   replicasOf,
-  rsHash,
   selectedHash,
   selectorTrace,
   watchService,
 } from './support/bluegreen-history.ts';
+import {
+  activeService,
+  createBlueGreenServices,
+  hashOfRs,
+  previewService,
+} from './support/bluegreen-numbers.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { neverReadyTemplate, QUIET_WINDOW_MS, waitForWarnings } from './support/faults.ts';
@@ -96,8 +98,8 @@ async function healthyBlueGreen(
   assert.ok(stable, 'stableRS set on the first deploy');
   const watched: Watched = {
     rollout: await watchRollout(ns, 'app'),
-    active: await watchService(ns, activeOf('app')),
-    preview: await watchService(ns, previewOf('app')),
+    active: await watchService(ns, activeService('app')),
+    preview: await watchService(ns, previewService('app')),
     rss: await watchReplicaSets(ns),
   };
   return { ns, stable, watched };
@@ -205,7 +207,7 @@ describe('a new version whose pods never become Ready', () => {
     // Argo's check is "3 s later": a bounded wait is the only way to see that nothing happens.
     const window = await watched.rss.window(3000);
     const scaled = window.filter(
-      (e) => rsHash(e.object) === current && e.object.spec?.replicas !== 1,
+      (e) => hashOfRs(e.object) === current && e.object.spec?.replicas !== 1,
     );
     assert.deepEqual(
       scaled.map((e) => e.object.spec?.replicas),
@@ -263,7 +265,7 @@ async function expectAbortScaleDown(
   const abortedAt = watched.rollout.events[abortSeen]?.at ?? 0;
   const down = await watched.rss.until(
     'revision 2 scaled to 0',
-    (e) => rsHash(e.object) === newHash && e.object.spec?.replicas === 0,
+    (e) => hashOfRs(e.object) === newHash && e.object.spec?.replicas === 0,
     0,
     30_000,
   );
@@ -323,7 +325,7 @@ describe('pods that fail after starting during post-promotion analysis', () => {
     );
     const healthy = await waitForRollout(ns, 'app', 'first revision Healthy', phase('Healthy'));
     const stable = healthy.status?.stableRS ?? '';
-    const active = await watchService(ns, activeOf('app'));
+    const active = await watchService(ns, activeService('app'));
     const rss = await watchReplicaSets(ns);
     const rollout = await watchRollout(ns, 'app');
     const pods = await watchPods(ns);
@@ -397,7 +399,7 @@ describe('pods that fail after starting during post-promotion analysis', () => {
     );
     await rss.until(
       'revision 2 scaled to 0',
-      (e) => rsHash(e.object) === current && e.object.spec?.replicas === 0,
+      (e) => hashOfRs(e.object) === current && e.object.spec?.replicas === 0,
     );
     const trace = selectorTrace(active.events);
     process.stdout.write(`# active Service: ${trace.join(' → ')}\n`);
@@ -405,7 +407,7 @@ describe('pods that fail after starting during post-promotion analysis', () => {
     assert.deepEqual(activeOutages(active.events, rss.events), [], 'active on unavailable pods');
     // The old version kept all its pods through the analysis (Argo holds stableRS at replicas).
     const stableScaled = rss.events.filter(
-      (e) => rsHash(e.object) === stable && e.object.spec?.replicas !== 2,
+      (e) => hashOfRs(e.object) === stable && e.object.spec?.replicas !== 2,
     );
     assert.deepEqual(
       stableScaled.map((e) => e.object.spec?.replicas),

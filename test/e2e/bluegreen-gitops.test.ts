@@ -10,13 +10,12 @@ import type { Service } from '../../src/api/index.ts';
 import { FIELD_MANAGER, POD_TEMPLATE_HASH_LABEL } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import {
-  activeOf,
   blueGreenBody,
-  previewOf,
   selectedHash,
   selectorTrace,
   watchService,
 } from './support/bluegreen-history.ts';
+import { activeService, previewService } from './support/bluegreen-numbers.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { QUIET_WINDOW_MS } from './support/faults.ts';
@@ -76,8 +75,8 @@ describe("a forced re-apply of Git's Services mid-update", () => {
   it('is put back at once, never sends the active Service to the new version, and the update completes', async (t) => {
     const ns = await testNamespace('bg-gitops');
     // Git created the Services (Argo CD syncs with server-side apply).
-    await gitApply(ns, activeOf('app'), ARGO_CD);
-    await gitApply(ns, previewOf('app'), FLUX);
+    await gitApply(ns, activeService('app'), ARGO_CD);
+    await gitApply(ns, previewService('app'), FLUX);
     await createRollout(ns, blueGreenBody('app', { autoPromotionEnabled: false }));
     const healthy = await waitForRollout(
       ns,
@@ -101,8 +100,8 @@ describe("a forced re-apply of Git's Services mid-update", () => {
     const current = paused.status?.currentPodHash ?? '';
     assert.equal(paused.status?.blueGreen?.activeSelector, stable);
 
-    const active = await watchService(ns, activeOf('app'));
-    const preview = await watchService(ns, previewOf('app'));
+    const active = await watchService(ns, activeService('app'));
+    const preview = await watchService(ns, previewService('app'));
     const rollout = await watchRollout(ns, 'app');
     t.after(() => [active, preview, rollout].forEach((h) => h.stop()));
 
@@ -118,8 +117,8 @@ describe("a forced re-apply of Git's Services mid-update", () => {
 
     // Argo CD syncs the active Service, Flux the preview one, each with force.
     const cases = [
-      { service: activeOf('app'), manager: ARGO_CD, history: active, hash: stable },
-      { service: previewOf('app'), manager: FLUX, history: preview, hash: current },
+      { service: activeService('app'), manager: ARGO_CD, history: active, hash: stable },
+      { service: previewService('app'), manager: FLUX, history: preview, hash: current },
     ];
     for (const { service, manager, history, hash } of cases) {
       const from = history.mark;
@@ -171,7 +170,7 @@ describe("a forced re-apply of Git's Services mid-update", () => {
 
     // Once the update is over, a sync is put back too (steady state: both on revision 2).
     const from = active.mark;
-    await gitApply(ns, activeOf('app'), ARGO_CD);
+    await gitApply(ns, activeService('app'), ARGO_CD);
     await active.until(
       'the active Service back on revision 2 after a sync at rest',
       (e) => selectedHash(e.object) === current,

@@ -11,13 +11,13 @@ import type { V1PodSpec as PodSpec } from '@kubernetes/client-node';
 import type { Pod, ReplicaSet, Rollout, Service } from '../../src/api/index.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
+import { blueGreenBody } from './support/bluegreen-history.ts';
 import {
-  activeOf,
-  blueGreenBody,
+  activeService,
   createBlueGreenServices,
-  previewOf,
-  rsHash,
-} from './support/bluegreen-history.ts';
+  hashOfRs,
+  previewService,
+} from './support/bluegreen-numbers.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { stopWatches } from './support/history.ts';
@@ -145,7 +145,7 @@ describe('activeMetadata and previewMetadata (Argo TestEphemeralMetadata)', () =
       has({ role: undefined, role2: 'active2' }),
     );
     assert.deepEqual(uids(active2), uids(previewPods));
-    const [rs] = (await replicaSets(ns, 'app')).filter((r) => rsHash(r) === rev2);
+    const [rs] = (await replicaSets(ns, 'app')).filter((r) => hashOfRs(r) === rev2);
     assert.equal(rs?.spec?.template?.metadata?.labels?.role2, 'active2', 'the RS template too');
     assert.equal(rs?.spec?.template?.metadata?.labels?.role, undefined);
   });
@@ -219,7 +219,7 @@ describe('antiAffinity.requiredDuringSchedulingIgnoredDuringExecution', () => {
     const rev1 = healthy.status?.stableRS ?? '';
     const rev1Nodes = nodesOf(await scheduledPods(ns, rev1, 2));
     assert.deepEqual(rev1Nodes, nodes.slice(0, 2), 'the stable pods on the two blue nodes');
-    const [rs1] = (await replicaSets(ns, 'app')).filter((r) => rsHash(r) === rev1);
+    const [rs1] = (await replicaSets(ns, 'app')).filter((r) => hashOfRs(r) === rev1);
     assert.deepEqual(injectedTerms(rs1), [], 'no term on a first deploy (no stable to avoid)');
 
     // Revision 2 *prefers* the blue nodes: only the injected anti-affinity keeps it off them.
@@ -250,7 +250,7 @@ describe('antiAffinity.requiredDuringSchedulingIgnoredDuringExecution', () => {
       phase('Paused', (r) => r.status?.currentPodHash !== rev1),
     );
     const rev2 = paused.status?.currentPodHash ?? '';
-    const [rs2] = (await replicaSets(ns, 'app')).filter((r) => rsHash(r) === rev2);
+    const [rs2] = (await replicaSets(ns, 'app')).filter((r) => hashOfRs(r) === rev2);
     const terms = injectedTerms(rs2);
     assert.equal(terms.length, 1, JSON.stringify(terms));
     assert.deepEqual(terms[0]?.labelSelector, termFor(rev1));
@@ -290,7 +290,7 @@ describe('antiAffinity.requiredDuringSchedulingIgnoredDuringExecution', () => {
       phase('Paused', (r) => ![rev1, rev2].includes(r.status?.currentPodHash ?? '')),
     );
     const rev3 = next.status?.currentPodHash ?? '';
-    const [rs3] = (await replicaSets(ns, 'app')).filter((r) => rsHash(r) === rev3);
+    const [rs3] = (await replicaSets(ns, 'app')).filter((r) => hashOfRs(r) === rev3);
     assert.deepEqual(
       injectedTerms(rs3).map((term) => term.labelSelector),
       [termFor(rev2)],
@@ -353,8 +353,8 @@ describe('switching strategy', () => {
       [2, 2, 1, 2, 2],
       '(desired, current, updated, ready, available)',
     );
-    await waitForPlainSelector(ns, activeOf('app'));
-    await waitForPlainSelector(ns, previewOf('app'));
+    await waitForPlainSelector(ns, activeService('app'));
+    await waitForPlainSelector(ns, previewService('app'));
   });
 
   it('canary → blue-green: Healthy on the new version, the canary and stable Services without a hash', async () => {
@@ -387,7 +387,7 @@ describe('switching strategy', () => {
       template: { metadata: { annotations: { foo: 'bar' } } },
       strategy: {
         canary: null,
-        blueGreen: { activeService: activeOf('app'), previewService: previewOf('app') },
+        blueGreen: { activeService: activeService('app'), previewService: previewService('app') },
       },
     });
     const done = await waitForRollout(
@@ -405,7 +405,7 @@ describe('switching strategy', () => {
     const active = await waitFor(
       'the active Service on revision 2',
       `/api/v1/namespaces/${ns}/services`,
-      activeOf('app'),
+      activeService('app'),
       (s: Service) => s.spec?.selector?.[POD_TEMPLATE_HASH_LABEL] === rev2,
     );
     assert.equal(active.spec?.selector?.app, 'app');

@@ -13,39 +13,21 @@ import type {
 import { POD_TEMPLATE_HASH_LABEL } from '../../../src/api/index.ts';
 import type { Recorded } from './history.ts';
 import { WatchHistory } from './history.ts';
-import { createService, http, replicaSets, rolloutBody } from './rollouts.ts';
+import { blueGreenRollout, hashOfRs } from './bluegreen-numbers.ts';
+import { http, replicaSets } from './rollouts.ts';
 
-/** The Services a blue-green Rollout `name` of these tests switches. */
-export const activeOf = (name: string): string => `${name}-active`;
-export const previewOf = (name: string): string => `${name}-preview`;
-
-/** A blue-green Rollout `name` (replicas 2, Services `<name>-active` and `<name>-preview`). */
+/** A blue-green Rollout `name` of two pods (Services `<name>-active` and `<name>-preview`). */
 export function blueGreenBody(
   name: string,
   blueGreen: Partial<BlueGreenStrategy> = {},
   spec: Partial<RolloutSpec> = {},
 ): Rollout {
-  return rolloutBody(name, {
-    replicas: 2,
-    strategy: {
-      blueGreen: { activeService: activeOf(name), previewService: previewOf(name), ...blueGreen },
-    },
-    ...spec,
-  });
-}
-
-/** Creates the active and preview Services as Git declares them: selector `{app: name}`. */
-export async function createBlueGreenServices(namespace: string, name: string): Promise<void> {
-  await createService(namespace, activeOf(name), name);
-  await createService(namespace, previewOf(name), name);
+  return blueGreenRollout(name, blueGreen, { replicas: 2, ...spec });
 }
 
 /** The pod-template hash a Service selects, if its selector has one. */
 export const selectedHash = (svc: Service | undefined): string | undefined =>
   svc?.spec?.selector?.[POD_TEMPLATE_HASH_LABEL];
-
-export const rsHash = (rs: ReplicaSet): string | undefined =>
-  rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
 
 export function watchService(namespace: string, name: string): Promise<WatchHistory<Service>> {
   return WatchHistory.start<Service>(
@@ -110,7 +92,7 @@ export function activeOutages(
     if (service) {
       selected = selectedHash(service.object);
     } else if (rs) {
-      const hash = rsHash(rs.object) ?? '';
+      const hash = hashOfRs(rs.object) ?? '';
       if (rs.type === 'DELETED') sets.delete(hash);
       else sets.set(hash, rs.object);
     }
@@ -131,7 +113,7 @@ export async function replicasOf(
   app: string,
   hash: string | undefined,
 ): Promise<number> {
-  const rs = (await replicaSets(ns, app)).find((r) => rsHash(r) === hash);
+  const rs = (await replicaSets(ns, app)).find((r) => hashOfRs(r) === hash);
   return rs?.spec?.replicas ?? 0;
 }
 
