@@ -43,39 +43,44 @@ export function rolloutController(
   onEvent: (rollout: Rollout, e: PlannedEvent) => void,
 ): Controller {
   const { informers: s, metrics } = d;
+  const reconciler = new RolloutReconciler({
+    cache: { ...rolloutCache(s), traffic: d.traffic.cache },
+    api: d.api,
+    events: d.events,
+    clock: d.clock,
+    log: d.log,
+    onPhase: (r) =>
+      metrics.setRolloutPhase(
+        r.metadata.namespace ?? '',
+        r.metadata.name ?? '',
+        s.rollouts.get(namespacedKey(r))?.status?.phase,
+        strategyKeyOf(r.spec.strategy),
+      ),
+    onDeleted: (key) => {
+      const { namespace = '', name } = splitKey(key);
+      metrics.forgetRollout(namespace, name);
+    },
+    stormMetrics: {
+      stormStarted: () => metrics.statusWriteStorms.inc(),
+      writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
+    },
+    onEvent,
+    ...(d.identityPolicy === undefined
+      ? {}
+      : {
+          screenApprovals: (requests, now) =>
+            screenApprovals(requests, d.identityPolicy?.state() ?? { kind: 'unknown' }, now),
+        }),
+    ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
+  });
+  // Registered before the watches: the pass the deletion wakes knows it was one.
+  s.rollouts.addEventHandler({
+    onDelete: (r) => reconciler.rolloutDeleted(namespacedKey(r)),
+  });
   return {
     name: 'rollout',
     queue: new RateLimitingQueue<Key>({ clock: d.clock, metrics: metrics.queue('rollout') }),
-    reconciler: new RolloutReconciler({
-      cache: { ...rolloutCache(s), traffic: d.traffic.cache },
-      api: d.api,
-      events: d.events,
-      clock: d.clock,
-      log: d.log,
-      onPhase: (r) =>
-        metrics.setRolloutPhase(
-          r.metadata.namespace ?? '',
-          r.metadata.name ?? '',
-          s.rollouts.get(namespacedKey(r))?.status?.phase,
-          strategyKeyOf(r.spec.strategy),
-        ),
-      onDeleted: (key) => {
-        const { namespace = '', name } = splitKey(key);
-        metrics.forgetRollout(namespace, name);
-      },
-      stormMetrics: {
-        stormStarted: () => metrics.statusWriteStorms.inc(),
-        writeSuppressed: () => metrics.statusWritesSuppressed.inc(),
-      },
-      onEvent,
-      ...(d.identityPolicy === undefined
-        ? {}
-        : {
-            screenApprovals: (requests, now) =>
-              screenApprovals(requests, d.identityPolicy?.state() ?? { kind: 'unknown' }, now),
-          }),
-      ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
-    }),
+    reconciler,
     workers: d.config.workers,
     watches: rolloutWatches(s, d.traffic),
     keys: () => s.rollouts.keys() as Key[],

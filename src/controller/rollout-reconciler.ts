@@ -81,6 +81,8 @@ interface ShellPass {
   readonly rollout: Rollout;
   readonly key: Key;
   readonly replicaSets: readonly ReplicaSet[];
+  /** The Services the pass observed, by name. */
+  readonly services: ReadonlyMap<string, Service>;
   readonly traffic: TrafficView | undefined;
   readonly now: number;
 }
@@ -94,6 +96,10 @@ export class RolloutReconciler implements Reconciler {
   readonly #statusWrites: Expectations<string>;
   /** Our ReplicaSet applies, by ReplicaSet key, until the cache shows them. */
   readonly #replicaSetWrites: Expectations<string>;
+  /** Services we pinned: a pass on a cache that has not seen the write would pin them again. */
+  readonly #serviceWrites: Expectations<string>;
+  /** Rollouts seen deleted whose Services are still to be released. */
+  readonly #deleted = new Set<Key>();
   /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
   readonly #storms = new WriteStormGuard();
 
@@ -101,6 +107,12 @@ export class RolloutReconciler implements Reconciler {
     this.#deps = deps;
     this.#statusWrites = new Expectations(deps.clock);
     this.#replicaSetWrites = new Expectations(deps.clock);
+    this.#serviceWrites = new Expectations(deps.clock);
+  }
+
+  /** The Rollout informer saw this Rollout deleted: its next pass releases its Services. */
+  rolloutDeleted(key: Key): void {
+    this.#deleted.add(key);
   }
 
   /** A deleted Rollout's Services lose our hash and mark (as Argo's service controller does),
@@ -127,7 +139,9 @@ export class RolloutReconciler implements Reconciler {
       this.#storms.forget(key);
       this.#replicaSetWrites.forgetWhere((rsKey) => rsKey.startsWith(`${key}-`));
       this.#deps.onDeleted?.(key);
-      await this.#releaseServicesOf(key);
+      // Only one this controller saw deleted: a key it merely does not cache may be another
+      // controller instance's Rollout (--instance-id), whose Services are not ours to touch.
+      if (this.#deleted.delete(key)) await this.#releaseServicesOf(key);
       return {};
     }
     if (this.#statusWrites.stale(key, rollout.metadata.resourceVersion)) {
@@ -150,6 +164,12 @@ export class RolloutReconciler implements Reconciler {
     for (const svc of cache.servicesManagedBy?.(key) ?? []) {
       const name = svc.metadata?.name ?? '';
       if (!services.has(name)) services.set(name, svc);
+    }
+    for (const svc of services.values()) {
+      const svcKey = `${svc.metadata?.namespace}/${svc.metadata?.name}`;
+      if (this.#serviceWrites.stale(svcKey, svc.metadata?.resourceVersion)) {
+        return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+      }
     }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
@@ -174,7 +194,7 @@ export class RolloutReconciler implements Reconciler {
       now,
     };
     const result = planner(observed);
-    const pass = { rollout, key, replicaSets, traffic, now };
+    const pass = { rollout, key, replicaSets, services, traffic, now };
     const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
@@ -209,6 +229,7 @@ export class RolloutReconciler implements Reconciler {
       }
       if (write.kind === 'applyReplicaSet')
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
+      if (write.kind === 'applyService') this.#noteServiceWrite(pass.services, write.body, written);
       if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
         this.#statusWrites.expect(key, [readVersion], written);
@@ -229,6 +250,14 @@ export class RolloutReconciler implements Reconciler {
       this.#deps.events.event(rollout, 'Warning', Reason.StatusWriteStorm, message);
     }
     return decision.retryAfterMs;
+  }
+
+  #noteServiceWrite(observed: ReadonlyMap<string, Service>, body: Service, written?: string): void {
+    const name = body.metadata?.name ?? '';
+    const before = observed.get(name)?.metadata?.resourceVersion;
+    if (before !== undefined && written !== undefined && written !== before) {
+      this.#serviceWrites.expect(`${body.metadata?.namespace}/${name}`, [before], written);
+    }
   }
 
   #noteReplicaSetWrite(observed: readonly ReplicaSet[], body: ReplicaSet, written?: string): void {
@@ -256,9 +285,10 @@ export class RolloutReconciler implements Reconciler {
       case 'deleteReplicaSet':
         await api.delete(Resources.ReplicaSet, namespace, w.name);
         return undefined;
-      case 'applyService':
-        await api.apply(w.body as Service & { metadata: object });
-        return undefined;
+      case 'applyService': {
+        const written = await api.apply(w.body as Service & { metadata: object });
+        return written.metadata?.resourceVersion;
+      }
       case 'setTraffic':
         // Planned only from an observation, so a view exists.
         if (traffic === undefined) throw new Error(`${rollout.metadata.name}: no traffic router`);

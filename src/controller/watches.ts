@@ -4,7 +4,7 @@
  * whole answer to "why did this Rollout (or AnalysisRun) get a pass?". The informers themselves
  * (selectors, slim transforms, indexes) are declared in informers.ts and caches.ts.
  */
-import { ANALYSIS_RUN_KIND, GROUP, MANAGED_BY_ANNOTATION } from '../api/index.ts';
+import { ANALYSIS_RUN_KIND, GROUP } from '../api/index.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
@@ -110,13 +110,9 @@ export function podsRollout(stores: Stores): KeyMapping<Pod> {
 
 /** The Rollouts that name a Service in any role. */
 export function namingService(stores: Stores): KeyMapping<Service> {
-  return mapping('Rollouts naming it, and the one that marked it', (svc): Key[] => {
-    const keys = rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`);
-    // A Rollout that is gone (or no longer names it) releases it.
-    const manager = svc.metadata?.annotations?.[MANAGED_BY_ANNOTATION];
-    if (manager !== undefined) keys.push(`${svc.metadata?.namespace ?? ''}/${manager}`);
-    return keys;
-  });
+  return mapping('Rollouts naming it', (svc) =>
+    rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`),
+  );
 }
 
 /** The Rollouts whose routing names a changed traffic object (its src/traffic refKey). */

@@ -86,8 +86,9 @@ export function servicesOf(rollout: {
   for (const [key, role, name] of [
     ['canary', 'canary', strategy?.canary?.canaryService],
     ['canary', 'stable', strategy?.canary?.stableService],
-    ['blueGreen', 'active', strategy?.blueGreen?.activeService],
+    // Argo's order: the preview before the active (the canary's before the stable's).
     ['blueGreen', 'preview', strategy?.blueGreen?.previewService],
+    ['blueGreen', 'active', strategy?.blueGreen?.activeService],
   ] as const) {
     if (name !== undefined) {
       refs.push({ role, name, field: `spec.strategy.${key}.${role}Service` });

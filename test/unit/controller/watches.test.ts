@@ -24,7 +24,6 @@ import type { WatchedInformers } from '../../../src/controller/watches.ts';
 import type { EventHandler, IndexFunc, KubeObject } from '../../../src/kube/index.ts';
 import { Store } from '../../../src/kube/store.ts';
 import { trafficRefKeys } from '../../../src/traffic/index.ts';
-import { MANAGED_BY_ANNOTATION } from '../../../src/api/index.ts';
 import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 /** A Store that tells its handlers, as an informer does. */
@@ -154,19 +153,6 @@ describe('what wakes what', () => {
     trafficChange(split);
     trafficChange('elsewhere');
     assert.deepEqual(rolloutKeys, ['ns/web', 'ns/web']);
-  });
-
-  it('a Service marked by a Rollout wakes that Rollout, even one that is gone (to release it)', () => {
-    const marked = (name: string, by: string): Service => ({
-      metadata: {
-        name,
-        namespace: 'ns',
-        annotations: { [MANAGED_BY_ANNOTATION]: by },
-      },
-    });
-    s.services.add(marked('old-preview', 'web'));
-    s.services.add(marked('api', 'deleted-rollout'));
-    assert.deepEqual(rolloutKeys, ['ns/web', 'ns/deleted-rollout']);
   });
 
   it('a template wakes the Rollouts that name it, in its scope', () => {
