@@ -29,6 +29,9 @@ export const MANAGED_BY_ANNOTATION = `${prefix}managed-by`;
 export const REVISION_ANNOTATION = `${prefix}revision`;
 /** On ReplicaSets: RFC 3339 time after which a scaled-up old ReplicaSet is scaled down. */
 export const SCALE_DOWN_DEADLINE_ANNOTATION = `${prefix}scale-down-deadline`;
+/** On a ReplicaSet: the role metadata keys (canary/stable, active/preview) we last put on its
+ *  pods, so a key removed from the spec is taken off them too. */
+export const ROLE_KEYS_ANNOTATION = `${prefix}role-metadata-keys`;
 /** On ReplicaSets: the `spec.restartAt` whose restart has completed for that ReplicaSet. */
 export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
 /** On a user's traffic object (HTTPRoute): the managed header/mirror routes we last applied

@@ -10,7 +10,13 @@ import type { PodMetadata, PodSpec, ReplicaSet, Rollout } from '../api/index.ts'
 import { normal } from './events.ts';
 import type { Fragment } from './order.ts';
 import { podMetadataPatch } from './pod-metadata.ts';
-import { replicaSetBody, replicaSetDiffers, rescaledBody, revisionOf } from './replicasets.ts';
+import {
+  replicaSetBody,
+  replicaSetDiffers,
+  rescaledBody,
+  revisionOf,
+  staleRoleKeys,
+} from './replicasets.ts';
 import type { Revision } from './revision.ts';
 import { pinService, releaseService, servicesOf } from './services.ts';
 import type { ServiceRole } from './services.ts';
@@ -200,10 +206,17 @@ export function patchPodRoles(
     const podHash = pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
     const role = podHash === stableHash ? 'stable' : podHash === hash ? 'current' : undefined;
     if (role === undefined) return [];
-    const patch =
-      role === 'stable'
-        ? podMetadataPatch(pod, roles.stable, roles.current)
-        : podMetadataPatch(pod, roles.current, roles.stable);
+    const [want, other] =
+      role === 'stable' ? [roles.stable, roles.current] : [roles.current, roles.stable];
+    // Keys its ReplicaSet recorded from an earlier version of the role go too.
+    const stale = staleRoleKeys(
+      o.replicaSets.find((rs) => rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] === podHash),
+      want ?? {},
+    );
+    const patch = podMetadataPatch(pod, want, {
+      labels: { ...other?.labels, ...stale.labels },
+      annotations: { ...other?.annotations, ...stale.annotations },
+    });
     return patch ? [{ kind: 'patchPodMetadata', name: pod.metadata?.name ?? '', patch }] : [];
   });
   return { writes: { podMetadata } };

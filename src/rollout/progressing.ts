@@ -132,6 +132,24 @@ export function progressingCondition(i: ProgressingInput): ProgressingResult {
   }
 
   const message = `ReplicaSet "${i.rsName}" is progressing.`;
+  if (
+    current?.reason === Reason.ProgressDeadlineExceeded &&
+    i.progressDeadlineAbort &&
+    !i.fullyPromoted &&
+    !progressMade(i.prev, i.next)
+  ) {
+    // progressDeadlineAbort set after the deadline passed: abort now, as Argo does on every pass
+    // that finds the rollout timed out with the flag set.
+    return {
+      conditions: set(
+        'False',
+        Reason.RolloutAborted,
+        `${abortedMessage(i.revision)}: ${current.message}`,
+      ),
+      abortNow: true,
+      events: [],
+    };
+  }
   const counting = current?.reason === Reason.ReplicaSetUpdated;
   if (
     progressMade(i.prev, i.next) ||

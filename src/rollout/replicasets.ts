@@ -7,6 +7,7 @@ import {
   GITOPS_TRACKING_KEYS,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
+  ROLE_KEYS_ANNOTATION,
   ROLLOUT_KIND,
   SCALE_DOWN_DEADLINE_ANNOTATION,
 } from '../api/index.ts';
@@ -88,6 +89,8 @@ export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): Replic
   };
   const podAnnotations = { ...template.metadata?.annotations, ...shape.roleMetadata?.annotations };
   const annotations: Record<string, string> = { [REVISION_ANNOTATION]: String(shape.revision) };
+  const roleKeys = roleKeysAnnotation(shape.roleMetadata);
+  if (roleKeys !== undefined) annotations[ROLE_KEYS_ANNOTATION] = roleKeys;
   if (shape.scaleDownDeadline !== undefined) {
     annotations[SCALE_DOWN_DEADLINE_ANNOTATION] = shape.scaleDownDeadline;
   }
@@ -145,15 +148,21 @@ export function rescaledBody(rs: ReplicaSet, change: Rescale): ReplicaSet {
   if (change.scaleDownDeadline !== undefined) {
     annotations[SCALE_DOWN_DEADLINE_ANNOTATION] = change.scaleDownDeadline;
   }
-  const podLabels = swapRole(
-    template.metadata?.labels,
-    change.roleMetadata?.labels,
-    change.dropMetadata?.labels,
-  );
+  // Keys we put there before and the role no longer has go too (a key removed from the spec).
+  const stale = staleRoleKeys(rs, change.roleMetadata);
+  const roleKeys =
+    change.roleMetadata === undefined
+      ? meta.annotations?.[ROLE_KEYS_ANNOTATION]
+      : roleKeysAnnotation(change.roleMetadata);
+  if (roleKeys !== undefined) annotations[ROLE_KEYS_ANNOTATION] = roleKeys;
+  const podLabels = swapRole(template.metadata?.labels, change.roleMetadata?.labels, {
+    ...change.dropMetadata?.labels,
+    ...stale.labels,
+  });
   const podAnnotations = swapRole(
     template.metadata?.annotations,
     change.roleMetadata?.annotations,
-    change.dropMetadata?.annotations,
+    { ...change.dropMetadata?.annotations, ...stale.annotations },
   );
   return {
     apiVersion: 'apps/v1',
@@ -183,6 +192,48 @@ export function rescaledBody(rs: ReplicaSet, change: Rescale): ReplicaSet {
   };
 }
 
+interface RoleKeys {
+  readonly labels: readonly string[];
+  readonly annotations: readonly string[];
+}
+
+function roleKeysAnnotation(role: PodMetadata | undefined): string | undefined {
+  if (role === undefined) return undefined;
+  const keys: RoleKeys = {
+    labels: Object.keys(role.labels ?? {}).sort(),
+    annotations: Object.keys(role.annotations ?? {}).sort(),
+  };
+  return keys.labels.length + keys.annotations.length === 0 ? undefined : JSON.stringify(keys);
+}
+
+function recordedRoleKeys(rs: ReplicaSet): RoleKeys {
+  try {
+    const parsed = JSON.parse(rs.metadata?.annotations?.[ROLE_KEYS_ANNOTATION] ?? '{}') as Partial<
+      Record<keyof RoleKeys, unknown>
+    >;
+    const strings = (v: unknown): string[] =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    return { labels: strings(parsed.labels), annotations: strings(parsed.annotations) };
+  } catch {
+    return { labels: [], annotations: [] };
+  }
+}
+
+/** Role keys recorded on the ReplicaSet that `role` no longer has, as metadata to drop. */
+export function staleRoleKeys(
+  rs: ReplicaSet | undefined,
+  role: PodMetadata | undefined,
+): PodMetadata {
+  if (rs === undefined || role === undefined) return {};
+  const recorded = recordedRoleKeys(rs);
+  const gone = (keys: readonly string[], kept: Record<string, string> | undefined) =>
+    Object.fromEntries(keys.filter((k) => !(k in (kept ?? {}))).map((k) => [k, '']));
+  return {
+    labels: gone(recorded.labels, role.labels),
+    annotations: gone(recorded.annotations, role.annotations),
+  };
+}
+
 function swapRole(
   have: Record<string, string> | undefined,
   want: Record<string, string> | undefined,
@@ -207,7 +258,7 @@ export function replicaSetDiffers(observed: ReplicaSet, desired: ReplicaSet): bo
   const o = observed.metadata?.annotations ?? {};
   const d = desired.metadata?.annotations ?? {};
   if ((observed.spec?.replicas ?? 0) !== (desired.spec?.replicas ?? 0)) return true;
-  for (const key of [REVISION_ANNOTATION, SCALE_DOWN_DEADLINE_ANNOTATION]) {
+  for (const key of [REVISION_ANNOTATION, SCALE_DOWN_DEADLINE_ANNOTATION, ROLE_KEYS_ANNOTATION]) {
     if (o[key] !== d[key]) return true;
   }
   const ol = observed.spec?.template?.metadata?.labels ?? {};

@@ -492,4 +492,44 @@ describe('blue-green planner', () => {
     s.pass();
     assert.equal(runsOf(s).length, 2, runsOf(s).join(', '));
   });
+
+  it('progressDeadlineAbort set after the deadline passed aborts the timed-out update (Argo TestBlueGreenExceedProgressDeadlineAbort)', () => {
+    const s = bgSim({ abortScaleDownDelaySeconds: 2 }, { progressDeadlineSeconds: 5, replicas: 1 });
+    s.unreadyImages.add('web:2');
+    s.setImage('web:2');
+    s.run();
+    s.advance(5_001);
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Degraded');
+    assert.equal(s.rollout.status?.abort, false);
+    s.rollout.spec.progressDeadlineAbort = true;
+    s.rollout.metadata.generation = (s.rollout.metadata.generation ?? 0) + 1;
+    s.run();
+    assert.equal(s.rollout.status?.abort, true);
+    s.advance(2_001);
+    s.run();
+    assert.equal(podCountOfRevision(s, 2), 0);
+    assert.equal(selected(s, 'active'), hashOfRevision(s, 1));
+  });
+
+  it('a key removed from activeMetadata leaves the live pods (Argo TestEphemeralMetadata, last step)', () => {
+    const s = bgSim({ activeMetadata: { labels: { role: 'active' } } });
+    s.rollout.spec.strategy.blueGreen = {
+      activeService: 'active',
+      previewService: 'preview',
+      activeMetadata: { labels: { role2: 'active2' } },
+    };
+    s.run();
+    const labels = [...s.pods.values()].map((p) => [
+      p.metadata?.labels?.role,
+      p.metadata?.labels?.role2,
+    ]);
+    assert.deepEqual(labels, [
+      [undefined, 'active2'],
+      [undefined, 'active2'],
+    ]);
+    const rs = [...s.replicaSets.values()][0];
+    assert.equal(rs?.spec?.template?.metadata?.labels?.role, undefined);
+    assert.equal(s.run(), 0);
+  });
 });
