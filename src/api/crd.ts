@@ -50,6 +50,8 @@ function clean(node: JsonObject, path: string): JsonObject {
       throw new Error(`${path}: '${key}' is not allowed in a CRD schema`);
     if (key === 'additionalProperties' && value === false) continue;
     if (key === 'properties' && isObject(value)) {
+      // The API server stores no empty map (omitempty): one here would show as a diff forever.
+      if (Object.keys(value).length === 0) continue;
       out.properties = Object.fromEntries(
         Object.entries(value).map(([k, v]) => [
           k,
