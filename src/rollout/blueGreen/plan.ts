@@ -109,7 +109,11 @@ function planBlueGreen(o: Observed): StrategyPlan {
     ctx,
     runs: o.analysisRuns ?? [],
     progress,
-    wanted: { pre: preWanted && (previewReady || ours.pre !== undefined), post: postWanted },
+    // Once started a run goes on; a retry's new run waits for the preview to be up again.
+    wanted: {
+      pre: preWanted && (previewReady || (ours.pre !== undefined && !retrying)),
+      post: postWanted,
+    },
     retrying,
     stored: ours,
     limits: {

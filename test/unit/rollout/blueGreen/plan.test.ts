@@ -532,4 +532,20 @@ describe('blue-green planner', () => {
     assert.equal(rs?.spec?.template?.metadata?.labels?.role, undefined);
     assert.equal(s.run(), 0);
   });
+
+  it('a retry after the aborted preview was scaled down starts its pre-promotion run only once the preview is up again', () => {
+    const s = bgSim({ prePromotionAnalysis: analysis, abortScaleDownDelaySeconds: 1 });
+    s.setImage('web:2');
+    s.run();
+    s.setRunPhase(runsOf(s)[0] ?? '', 'Failed');
+    s.run();
+    s.advance(1_001);
+    s.run();
+    assert.equal(podCountOfRevision(s, 2), 0);
+    s.retry();
+    s.pass();
+    assert.equal(runsOf(s).length, 1, 'no run against a preview with no pods');
+    s.run();
+    assert.equal(runsOf(s).length, 2);
+  });
 });
