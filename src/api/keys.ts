@@ -37,6 +37,20 @@ export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
 /** On a user's traffic object (HTTPRoute): the managed header/mirror routes we last applied
  *  there (canonical JSON), so reading them back is exact. */
 export const MANAGED_ROUTES_ANNOTATION = `${prefix}managed-routes`;
+/** On the user's objects we mark (Services, routes), beside the managed-by annotation: the
+ *  controller instance of the Rollout that marked them (its INSTANCE_ID_LABEL), absent for a
+ *  Rollout without one. A start-up sweep releases only what its own instance marked. */
+export const MANAGED_BY_INSTANCE_ANNOTATION = `${prefix}managed-by-instance`;
+/** On a user's traffic object we modify: the routing of the Rollout that manages it (its
+ *  canary and stable Service and trafficRouting, canonical JSON), so the object is handed back
+ *  the same way when that Rollout is gone, even when it went while the controller was down. */
+export const MANAGED_ROUTING_ANNOTATION = `${prefix}managed-routing`;
+/** On a Deployment a Rollout's workloadRef took over: its replicas before the migration scaled
+ *  it down, given back when the Rollout is deleted (argo-rollouts#3855). */
+export const PRE_MIGRATION_REPLICAS_ANNOTATION = `${prefix}pre-migration-replicas`;
+/** Our finalizer on a Rollout whose workloadRef names a Deployment: its deletion waits until
+ *  the Deployment has its pre-migration replicas back. */
+export const RESTORE_WORKLOAD_FINALIZER = `${prefix}restore-workload`;
 /** On Rollouts (and the AnalysisRuns made for them): which controller instance handles them
  *  (`--instance-id`, as Argo's `argo-rollouts.argoproj.io/controller-instance-id`). A controller
  *  without an instance id handles only objects without the label. */

@@ -66,6 +66,10 @@ export const Reason = {
   NotificationTargetRefused: 'NotificationTargetRefused',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
+  // Ours: a deleted Rollout gave its workloadRef's Deployment its pre-migration replicas back,
+  // or could not.
+  WorkloadRestored: 'WorkloadRestored',
+  WorkloadNotRestored: 'WorkloadNotRestored',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

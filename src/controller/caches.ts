@@ -136,6 +136,8 @@ export function rolloutCache(stores: Stores): RolloutCache {
       }),
     service: (namespace, name) => stores.services.get(`${namespace}/${name}`),
     servicesManagedBy: (key) => stores.services.byIndex(BY_MANAGER, key),
+    markedServices: () =>
+      stores.services.list().filter((s) => s.metadata?.annotations?.[MANAGED_BY_ANNOTATION]),
     ...(stores.analysisRuns === undefined
       ? {}
       : { analysisRunsOf: analysisRunsOf(stores.analysisRuns) }),

@@ -72,10 +72,11 @@ export function rolloutController(
             screenApprovals(requests, d.identityPolicy?.state() ?? { kind: 'unknown' }, now),
         }),
     ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
+    ...(d.config.instanceId !== undefined ? { instanceId: d.config.instanceId } : {}),
   });
   // Registered before the watches: the pass the deletion wakes knows it was one.
   s.rollouts.addEventHandler({
-    onDelete: (r) => reconciler.rolloutDeleted(namespacedKey(r)),
+    onDelete: (r) => reconciler.rolloutDeleted(namespacedKey(r), r),
   });
   return {
     name: 'rollout',
@@ -83,7 +84,8 @@ export function rolloutController(
     reconciler,
     workers: d.config.workers,
     watches: rolloutWatches(s, d.traffic),
-    keys: () => s.rollouts.keys() as Key[],
+    // With the Rollouts that went while this replica was not acting, to give back what they marked.
+    keys: () => [...(s.rollouts.keys() as Key[]), ...reconciler.goneRolloutKeys()],
     observe: (seconds, result) => {
       metrics.reconcile.observe({ result }, seconds);
       metrics.controllerReconcile.observe({ controller: 'rollout', result }, seconds);

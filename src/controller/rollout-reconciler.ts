@@ -17,7 +17,7 @@ import type {
 } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
-import { plan, releaseService, servicesOf } from '../rollout/index.ts';
+import { plan, servicesOf } from '../rollout/index.ts';
 import type { Observed, Plan, Write } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
@@ -26,6 +26,8 @@ import type { Refusal } from '../rollout/progressing.ts';
 import { applyTraffic, observeTraffic } from './traffic-shell.ts';
 import type { TrafficObjectCache, TrafficView } from './traffic-shell.ts';
 import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
+import { RolloutReleases } from './deletion.ts';
+import { restoreWorkload } from './workload-restore.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -36,6 +38,8 @@ export interface RolloutCache {
   /** Services marked as managed by the Rollout of this key, existing or not (absent: not
    *  indexed). */
   servicesManagedBy?(key: Key): Service[];
+  /** Every Service carrying a Rollout's mark (the sweep for Rollouts deleted unseen). */
+  markedServices?(): Service[];
   /** AnalysisRuns whose controller owner is the Rollout (absent: analysis is not watched). */
   analysisRunsOf?(rollout: Rollout): AnalysisRun[];
   analysisTemplates?(namespace: string): ReadonlyMap<string, AnalysisTemplate>;
@@ -74,6 +78,8 @@ export interface RolloutReconcilerDeps {
   ) => { readonly admitted: readonly RolloutApproval[]; readonly writes: readonly Write[] };
   /** The cluster-wide mapping of people to identities (--approval-people). */
   readonly approvalPeople?: readonly Person[];
+  /** --instance-id: whose marks a start-up sweep may release. */
+  readonly instanceId?: string;
 }
 
 /** What one pass read, for its writes. */
@@ -98,8 +104,8 @@ export class RolloutReconciler implements Reconciler {
   readonly #replicaSetWrites: Expectations<string>;
   /** Services we pinned: a pass on a cache that has not seen the write would pin them again. */
   readonly #serviceWrites: Expectations<string>;
-  /** Rollouts seen deleted whose Services are still to be released. */
-  readonly #deleted = new Set<Key>();
+  /** Deleted Rollouts whose marked objects are still to be given back. */
+  readonly #releases: RolloutReleases;
   /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
   readonly #storms = new WriteStormGuard();
 
@@ -108,27 +114,24 @@ export class RolloutReconciler implements Reconciler {
     this.#statusWrites = new Expectations(deps.clock);
     this.#replicaSetWrites = new Expectations(deps.clock);
     this.#serviceWrites = new Expectations(deps.clock);
+    this.#releases = new RolloutReleases({
+      cache: deps.cache,
+      api: deps.api,
+      log: deps.log,
+      ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
+    });
   }
 
-  /** The Rollout informer saw this Rollout deleted: its next pass releases its Services. */
-  rolloutDeleted(key: Key): void {
-    this.#deleted.add(key);
+  /** The Rollout informer saw this Rollout deleted (`last`: its final state): its next pass
+   *  gives back what it marked (deletion.ts). */
+  rolloutDeleted(key: Key, last?: Rollout): void {
+    this.#releases.deleted(key, last);
   }
 
-  /** A deleted Rollout's Services lose our hash and mark (as Argo's service controller does),
-   *  so going back to a Deployment does not leave them selecting pods that are gone. */
-  async #releaseServicesOf(key: Key): Promise<void> {
-    const name = key.slice(key.indexOf('/') + 1);
-    for (const svc of this.#deps.cache.servicesManagedBy?.(key) ?? []) {
-      const change = releaseService(svc, name);
-      if (change === undefined) continue;
-      await this.#deps.api.apply(change.body as Service & { metadata: object });
-      this.#deps.log.info('released the Service of a deleted Rollout', {
-        rollout: key,
-        service: svc.metadata?.name,
-        from: change.from,
-      });
-    }
+  /** Rollouts that are gone but left this instance's marks behind (deletion.ts): for a full
+   *  re-queue, beside the cached Rollouts' keys. */
+  goneRolloutKeys(): Key[] {
+    return this.#releases.goneKeys();
   }
 
   async reconcile(key: Key): Promise<Result> {
@@ -139,11 +142,13 @@ export class RolloutReconciler implements Reconciler {
       this.#storms.forget(key);
       this.#replicaSetWrites.forgetWhere((rsKey) => rsKey.startsWith(`${key}-`));
       this.#deps.onDeleted?.(key);
-      // Only one this controller saw deleted: a key it merely does not cache may be another
-      // controller instance's Rollout (--instance-id), whose Services are not ours to touch.
-      if (this.#deleted.delete(key)) await this.#releaseServicesOf(key);
+      // Only one this controller saw deleted (or found gone with its own marks): a key it merely
+      // does not cache may be another controller instance's Rollout (--instance-id).
+      await this.#releases.release(key);
       return {};
     }
+    // A deletion our finalizer holds, or the finalizer itself: nothing else this pass.
+    if (await restoreWorkload(rollout, this.#deps)) return {};
     if (this.#statusWrites.stale(key, rollout.metadata.resourceVersion)) {
       return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     }

@@ -19,6 +19,15 @@ export interface TrafficObjectCache {
   /** False when the type is not served by the cluster (its CRDs are not installed). */
   watches(type: ResourceType): boolean;
   object(type: ResourceType, namespace: string, name: string): KubeObject | undefined;
+  /** The objects carrying the mark of the Rollout `namespace/name`, existing or not. */
+  managedBy?(key: string): readonly MarkedTrafficObject[];
+  /** Every object carrying a Rollout's mark. */
+  marked?(): readonly MarkedTrafficObject[];
+}
+
+export interface MarkedTrafficObject {
+  readonly type: ResourceType;
+  readonly object: KubeObject;
 }
 
 export interface TrafficView {

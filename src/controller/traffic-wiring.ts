@@ -16,8 +16,16 @@ import {
   type Logger,
   type ResourceType,
 } from '../kube/index.ts';
+import { markOf } from '../api/index.ts';
 import { refKey, routerKinds } from '../traffic/index.ts';
-import type { TrafficObjectCache } from './traffic-shell.ts';
+import type { MarkedTrafficObject, TrafficObjectCache } from './traffic-shell.ts';
+
+/** Traffic objects by `namespace/rollout` of the Rollout whose mark they carry. */
+const BY_MANAGER = 'byManager';
+const byManager = (o: KubeObject): string[] => {
+  const mark = markOf(o);
+  return mark === undefined ? [] : [`${o.metadata?.namespace ?? ''}/${mark.rollout}`];
+};
 
 /** Every kind a registered router reads (src/traffic ROUTERS), once each. */
 export const TRAFFIC_TYPES: readonly ResourceType[] = [
@@ -49,14 +57,19 @@ export async function trafficInformers(opts: {
         clock: opts.clock,
         logger: opts.log,
         onResumed: opts.onResumed,
+        indexers: { [BY_MANAGER]: byManager },
       }),
     );
   }
+  const marked = (find: (i: Informer<KubeObject>) => KubeObject[]): MarkedTrafficObject[] =>
+    [...watched].flatMap(([type, informer]) => find(informer).map((object) => ({ type, object })));
   return {
     informers: [...watched.values()],
     cache: {
       watches: (type) => watched.has(type),
       object: (type, namespace, name) => watched.get(type)?.get(`${namespace}/${name}`),
+      managedBy: (key) => marked((i) => i.byIndex(BY_MANAGER, key)),
+      marked: () => marked((i) => i.list().filter((o) => markOf(o) !== undefined)),
     },
     onChange(wake) {
       for (const [type, informer] of watched) {

@@ -155,12 +155,11 @@ export function pinServices(
   o: Observed,
   hashByRole: Partial<Readonly<Record<ServiceRole, string>>>,
 ): Fragment {
-  const rolloutName = o.rollout.metadata.name ?? '';
   const services = servicesOf(o.rollout).flatMap(({ role, name }): Write[] => {
     const target = hashByRole[role];
     const service = o.services.get(name);
     if (target === undefined || service === undefined) return [];
-    const change = pinService(service, target, rolloutName);
+    const change = pinService(service, target, o.rollout);
     if (change === undefined) return [];
     return [
       { kind: 'applyService', body: change.body },

@@ -18,3 +18,5 @@ export { declaredTemplate } from './template-match.ts';
 export { countDecisions } from './approval.ts';
 export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
 export type { ApprovalGate } from './approval-gates.ts';
+export { deploymentRefOf, needsDeployment, planWorkloadRestore } from './workload-restore.ts';
+export type { DeploymentView, WorkloadPlan, WorkloadStep } from './workload-restore.ts';

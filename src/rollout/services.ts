@@ -3,8 +3,13 @@
  * Service.spec.selector is an atomic map, so the apply carries the whole selector: the user's
  * labels plus our hash label.
  */
-import { MANAGED_BY_ANNOTATION, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
-import type { Service } from '../api/index.ts';
+import {
+  MANAGED_BY_ANNOTATION,
+  managedMark,
+  markedBy,
+  POD_TEMPLATE_HASH_LABEL,
+} from '../api/index.ts';
+import type { Rollout, Service } from '../api/index.ts';
 
 export interface ServiceSwitch {
   readonly body: Service;
@@ -16,12 +21,11 @@ export interface ServiceSwitch {
 export function pinService(
   service: Service,
   hash: string,
-  rolloutName: string,
+  rollout: Pick<Rollout, 'metadata'>,
 ): ServiceSwitch | undefined {
   const selector = service.spec?.selector ?? {};
   const from = selector[POD_TEMPLATE_HASH_LABEL];
-  const marked = service.metadata?.annotations?.[MANAGED_BY_ANNOTATION] === rolloutName;
-  if (from === hash && marked) return undefined;
+  if (from === hash && markedBy(service, rollout)) return undefined;
   return {
     from,
     to: hash,
@@ -31,7 +35,7 @@ export function pinService(
       metadata: {
         name: service.metadata?.name,
         namespace: service.metadata?.namespace,
-        annotations: { [MANAGED_BY_ANNOTATION]: rolloutName },
+        annotations: managedMark(rollout),
       },
       spec: { selector: { ...selector, [POD_TEMPLATE_HASH_LABEL]: hash } },
     },

@@ -169,7 +169,7 @@ function observeRoute(
   }
   // Not yet marked as ours: apply once (same weights) so the route says who manages it and a
   // second Rollout naming it is refused.
-  if (!marked(live)) return { problems: [] };
+  if (!marked(live, ctx.rollout)) return { problems: [] };
   // Gateway API's default weight is 1: a route written without weights splits 50/50.
   const weights = weighted.map((rule) => ({
     canary: rule.backendRefs?.find((b) => refersTo(b, ctx.canaryService))?.weight ?? 1,

@@ -38,7 +38,10 @@ export function readDestinationRule(
   const problems = [dr.canarySubsetName, dr.stableSubsetName]
     .filter((name) => !subsets.some((s) => s.name === name))
     .map((name) => `${what} has no subset named "${name}"`);
-  return { problems, current: marked(rule) && sameJson(pinned(ctx, dr, subsets), subsets) };
+  return {
+    problems,
+    current: marked(rule, ctx.rollout) && sameJson(pinned(ctx, dr, subsets), subsets),
+  };
 }
 
 /** The subsets with the canary's and the stable's hash label; Argo drops the label for an

@@ -257,7 +257,7 @@ function readVirtualService(
     problems.push(`${what} has no weighted HTTP route to carry header and mirror routes`);
   }
   if (problems.length > 0) return { problems };
-  if (!marked(view.vs)) return { problems: [] }; // apply once so a second Rollout is refused
+  if (!marked(view.vs, ctx.rollout)) return { problems: [] }; // apply once so a second Rollout is refused
   const weights = view.targets.map((t) => weightOf(ctx, split, routeAt(view, t)));
   const [canaryWeight] = weights;
   if (canaryWeight === undefined || weights.some((w) => w !== canaryWeight)) {

@@ -3,19 +3,26 @@ import {
   API_VERSION,
   GITOPS_TRACKING_KEYS,
   MANAGED_BY_ANNOTATION,
+  MANAGED_ROUTING_ANNOTATION,
+  managedMark,
+  markedBy,
   ROLLOUT_KIND,
+  routingRecord,
 } from '../api/index.ts';
 import type { Rollout } from '../api/index.ts';
 import { controllerOwnerReference } from '../api/owner-reference.ts';
 import type { KubeObject, ObjectMeta } from '../kube/objects.ts';
 
-/** Metadata for an apply to a user's object: name, namespace and our managed-by annotation
- *  (every apply must carry it: one that leaves it out removes it). */
+/** Metadata for an apply to a user's object: name, namespace, our mark and the routing that
+ *  hands it back (every apply must carry them: one that leaves them out removes them). */
 export function userObjectMeta(live: KubeObject, rollout: Rollout): ObjectMeta {
   return {
     name: live.metadata?.name,
     namespace: live.metadata?.namespace,
-    annotations: { [MANAGED_BY_ANNOTATION]: rollout.metadata.name ?? '' },
+    annotations: {
+      ...managedMark(rollout),
+      [MANAGED_ROUTING_ANNOTATION]: routingRecord(rollout.spec.strategy.canary),
+    },
   };
 }
 
@@ -98,6 +105,9 @@ export function controlledBy(obj: KubeObject, rollout: Rollout): boolean {
   );
 }
 
-/** Carries our managed-by annotation (claimedByOther has ruled out another Rollout's). */
-export const marked = (o: KubeObject): boolean =>
-  o.metadata?.annotations?.[MANAGED_BY_ANNOTATION] !== undefined;
+/** Carries what userObjectMeta writes for the Rollout (claimedByOther has ruled out another
+ *  Rollout's mark): else one apply brings it, and the same weights, up to date. */
+export const marked = (o: KubeObject, rollout: Rollout): boolean =>
+  markedBy(o, rollout) &&
+  o.metadata?.annotations?.[MANAGED_ROUTING_ANNOTATION] ===
+    routingRecord(rollout.spec.strategy.canary);

@@ -202,7 +202,7 @@ describe('deploy/flux/kustomization-snippet.yaml', () => {
         spec: { selector: { app: 'web' } },
       },
       'h2',
-      'web',
+      { metadata: { name: 'web' } },
     );
     assert.ok(applied);
     const ignored = rule('', 'Service')?.paths.map(pointerTokens) ?? [];

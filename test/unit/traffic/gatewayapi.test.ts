@@ -3,6 +3,7 @@
 // refuses, and that reading back what it applies gives exactly the state it applied.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { routingRecord } from '../../../src/api/index.ts';
 import type { Rollout, TrafficState } from '../../../src/api/index.ts';
 import type { KubeObject } from '../../../src/kube/objects.ts';
 import { gatewayApiRouter } from '../../../src/traffic/gatewayapi.ts';
@@ -38,7 +39,13 @@ const ref = (name: string, weight?: number) => ({
   ...(weight === undefined ? {} : { weight }),
 });
 
-function route(annotations: Record<string, string> = { 'stepwise.dev/managed-by': 'web' }) {
+/** The annotations our applies leave on the route of rollout(). */
+const OURS = {
+  'stepwise.dev/managed-by': 'web',
+  'stepwise.dev/managed-routing': routingRecord(rollout().spec.strategy.canary),
+};
+
+function route(annotations: Record<string, string> = OURS) {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',

@@ -5,7 +5,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MANAGED_BY_ANNOTATION, POD_TEMPLATE_HASH_LABEL } from '../../../src/api/index.ts';
+import {
+  MANAGED_BY_ANNOTATION,
+  MANAGED_ROUTING_ANNOTATION,
+  POD_TEMPLATE_HASH_LABEL,
+  routingRecord,
+} from '../../../src/api/index.ts';
 import type { CanaryStep, IstioRouting, Rollout, TrafficState } from '../../../src/api/index.ts';
 import type { KubeObject } from '../../../src/kube/objects.ts';
 import { Resources } from '../../../src/kube/resources.ts';
@@ -242,7 +247,10 @@ describe('istio router: host-level weights', () => {
     assert.deepEqual(body?.metadata, {
       name: 'web',
       namespace: NS,
-      annotations: { [MANAGED_BY_ANNOTATION]: 'web' },
+      annotations: {
+        [MANAGED_BY_ANNOTATION]: 'web',
+        [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro.spec.strategy.canary),
+      },
     });
     const [a, p] = httpOf(body);
     assert.deepEqual(a, serverSide(admin));
@@ -396,7 +404,10 @@ describe('istio router: subset-level weights', () => {
       ['subsets'],
       'host and trafficPolicy stay theirs',
     );
-    assert.deepEqual(drBody?.metadata?.annotations, { [MANAGED_BY_ANNOTATION]: 'web' });
+    assert.deepEqual(drBody?.metadata?.annotations, {
+      [MANAGED_BY_ANNOTATION]: 'web',
+      [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro.spec.strategy.canary),
+    });
     apply(w, bodies);
     const live = specOf(w.objects.get(keyOf(rule()))).subsets as Json[];
     assert.deepEqual(

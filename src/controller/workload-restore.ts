@@ -1,0 +1,84 @@
+/**
+ * The shell of src/rollout/release/workload.ts: reads the Deployment a deleting Rollout's
+ * workloadRef names (one GET, only for a deletion our finalizer holds: deletions are rare and
+ * nothing else watches Deployments for it), and makes the steps in order, each a server-side
+ * apply under stepwise-controller. A failed step throws: the pass is retried with backoff and
+ * the finalizer stays until the Deployment has its replicas back.
+ */
+import { API_VERSION, RESTORE_WORKLOAD_FINALIZER, ROLLOUT_KIND } from '../api/index.ts';
+import type { Rollout } from '../api/index.ts';
+import { Resources } from '../kube/index.ts';
+import type { KubeApi, KubeObject, Logger } from '../kube/index.ts';
+import { deploymentRefOf, needsDeployment, planWorkloadRestore } from '../rollout/index.ts';
+import type { DeploymentView, WorkloadStep } from '../rollout/index.ts';
+import type { EventSink } from './rollout-reconciler.ts';
+
+export interface WorkloadRestoreDeps {
+  readonly api: KubeApi;
+  readonly events: EventSink;
+  readonly log: Logger;
+}
+
+/**
+ * Runs the restore's steps for `rollout`. True when the pass ends here: the Rollout is being
+ * deleted (its usual plan must not run), or its finalizer changed (the watch event of that
+ * write brings the next pass, with a cache that shows it).
+ */
+export async function restoreWorkload(
+  rollout: Rollout,
+  deps: WorkloadRestoreDeps,
+): Promise<boolean> {
+  const deployment = needsDeployment(rollout) ? await readDeployment(rollout, deps.api) : undefined;
+  const { steps, deleting } = planWorkloadRestore(rollout, deployment);
+  for (const step of steps) await run(rollout, step, deps);
+  return deleting || steps.length > 0;
+}
+
+async function readDeployment(rollout: Rollout, api: KubeApi): Promise<DeploymentView | undefined> {
+  const name = deploymentRefOf(rollout) ?? '';
+  return api.get<KubeObject & DeploymentView>(
+    Resources.Deployment,
+    rollout.metadata.namespace ?? '',
+    name,
+  );
+}
+
+async function run(rollout: Rollout, step: WorkloadStep, deps: WorkloadRestoreDeps): Promise<void> {
+  const { name, namespace, resourceVersion } = rollout.metadata;
+  const key = `${namespace}/${name}`;
+  switch (step.kind) {
+    case 'addFinalizer':
+    case 'removeFinalizer': {
+      // Our entry of the finalizers set, alone: an apply without it takes it off; another
+      // manager's entries (and a GitOps apply of the Rollout) never touch ours. The
+      // resourceVersion makes it a conditional write, never a create.
+      const finalizers = step.kind === 'addFinalizer' ? [RESTORE_WORKLOAD_FINALIZER] : undefined;
+      await deps.api.apply({
+        apiVersion: API_VERSION,
+        kind: ROLLOUT_KIND,
+        metadata: { name, namespace, resourceVersion, ...(finalizers && { finalizers }) },
+      });
+      deps.log.info(step.kind === 'addFinalizer' ? 'finalizer added' : 'finalizer removed', {
+        rollout: key,
+        finalizer: RESTORE_WORKLOAD_FINALIZER,
+      });
+      return;
+    }
+    case 'scaleDeployment':
+      await deps.api.apply({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: step.name, namespace },
+        spec: { replicas: step.replicas },
+      } as KubeObject & { metadata: object });
+      deps.log.info('restored the Deployment of a deleted Rollout', {
+        rollout: key,
+        deployment: step.name,
+        replicas: step.replicas,
+      });
+      return;
+    case 'event':
+      deps.events.event(rollout, step.type, step.reason, step.message);
+      return;
+  }
+}
