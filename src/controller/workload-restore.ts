@@ -43,21 +43,33 @@ async function readDeployment(rollout: Rollout, api: KubeApi): Promise<Deploymen
   );
 }
 
-async function run(rollout: Rollout, step: WorkloadStep, deps: WorkloadRestoreDeps): Promise<void> {
+/**
+ * The apply (under stepwise-controller) that puts our finalizer on, or takes it off: our entry
+ * of the finalizers set, alone. An apply without it takes it off; other managers' entries, and
+ * a GitOps apply of the Rollout, never touch ours (metadata.finalizers is a set under
+ * server-side apply). The resourceVersion makes it conditional, never a create.
+ */
+export function finalizerApply(rollout: Rollout, on: boolean): KubeObject & { metadata: object } {
   const { name, namespace, resourceVersion } = rollout.metadata;
+  return {
+    apiVersion: API_VERSION,
+    kind: ROLLOUT_KIND,
+    metadata: {
+      name,
+      namespace,
+      resourceVersion,
+      ...(on ? { finalizers: [RESTORE_WORKLOAD_FINALIZER] } : {}),
+    },
+  };
+}
+
+async function run(rollout: Rollout, step: WorkloadStep, deps: WorkloadRestoreDeps): Promise<void> {
+  const { name, namespace } = rollout.metadata;
   const key = `${namespace}/${name}`;
   switch (step.kind) {
     case 'addFinalizer':
     case 'removeFinalizer': {
-      // Our entry of the finalizers set, alone: an apply without it takes it off; another
-      // manager's entries (and a GitOps apply of the Rollout) never touch ours. The
-      // resourceVersion makes it a conditional write, never a create.
-      const finalizers = step.kind === 'addFinalizer' ? [RESTORE_WORKLOAD_FINALIZER] : undefined;
-      await deps.api.apply({
-        apiVersion: API_VERSION,
-        kind: ROLLOUT_KIND,
-        metadata: { name, namespace, resourceVersion, ...(finalizers && { finalizers }) },
-      });
+      await deps.api.apply(finalizerApply(rollout, step.kind === 'addFinalizer'));
       deps.log.info(step.kind === 'addFinalizer' ? 'finalizer added' : 'finalizer removed', {
         rollout: key,
         finalizer: RESTORE_WORKLOAD_FINALIZER,
