@@ -136,6 +136,37 @@ describe('Gateway API router', () => {
     assert.deepEqual(router.observe(ctx(route({}))), { problems: [] });
   });
 
+  it('a mark without the routing that hands it back, or with an older one, has no state: one apply records it', () => {
+    const unrecorded = { 'stepwise.dev/managed-by': 'web' };
+    assert.deepEqual(router.observe(ctx(route(unrecorded))), { problems: [] });
+    const older = {
+      ...OURS,
+      'stepwise.dev/managed-routing': routingRecord(rollout(['x']).spec.strategy.canary),
+    };
+    assert.deepEqual(router.observe(ctx(route(older))), { problems: [] });
+    const [body] = router.applies(ctx(route(unrecorded)), state(0));
+    assert.deepEqual(
+      body?.metadata?.annotations?.['stepwise.dev/managed-routing'],
+      OURS['stepwise.dev/managed-routing'],
+    );
+  });
+
+  it('a Rollout of a controller instance marks the route with it', () => {
+    const labelled = rollout();
+    labelled.metadata.labels = { 'stepwise.dev/controller-instance-id': 'blue' };
+    const [body] = router.applies(ctx(route(), labelled), state(0));
+    assert.equal(body?.metadata?.annotations?.['stepwise.dev/managed-by-instance'], 'blue');
+    assert.deepEqual(
+      router.observe(ctx(route(), labelled)),
+      { problems: [] },
+      'unmarked for it yet',
+    );
+    assert.deepEqual(
+      router.observe(ctx(applied(route(), body), labelled)).state,
+      state(0),
+    );
+  });
+
   it('sets weights on our rule only; every other field of every rule is kept as it was', () => {
     const live = route();
     const [body] = router.applies(ctx(live), state(30)) as [ReturnType<typeof route>];
