@@ -159,6 +159,124 @@ describe('deleting a canary behind a Gateway API HTTPRoute', () => {
   });
 });
 
+const ISTIO = 'networking.istio.io/v1';
+const SMI = 'split.smi-spec.io/v1alpha4';
+interface Subsets {
+  spec: { subsets: { name: string; labels?: Record<string, string> }[] };
+}
+interface Weighted {
+  spec: {
+    http: { name?: string; route?: { destination: { subset?: string }; weight?: number }[] }[];
+  };
+}
+const subsetWeights = (vs: Weighted): number[] =>
+  (vs.spec.http.find((r) => r.name === 'primary')?.route ?? []).map((d) => d.weight ?? 0);
+
+/** A canary of `routing` (with Git's `objects` first) paused at 30%. */
+async function canaryOf(prefix: string, routing: object, objects: Obj[]): Promise<string> {
+  const ns = await testNamespace(prefix);
+  for (const svc of ['web', 'web-stable', 'web-canary']) {
+    await applyAs(ARGOCD, ns, serviceManifest(svc, 'web'));
+  }
+  for (const o of objects) await applyAs(ARGOCD, ns, o);
+  await createRollout(
+    ns,
+    rolloutBody('web', {
+      strategy: {
+        canary: {
+          canaryService: 'web-canary',
+          stableService: 'web-stable',
+          trafficRouting: routing,
+          steps: [{ setWeight: 30 }, { pause: {} }],
+        },
+      },
+    }),
+  );
+  await waitForRollout(ns, 'web', 'first revision Healthy', phase('Healthy'));
+  await setImage(ns, 'web', 'app:2');
+  await waitForRollout(ns, 'web', 'paused at 30%', phase('Paused'));
+  return ns;
+}
+
+/** Resolves on the DELETED event of `name` in `collection` (watched from before it can come). */
+async function deletion(collection: string, name: string): Promise<{ deleted: Promise<unknown> }> {
+  let done = (): void => undefined;
+  const deleted = new Promise((resolve) => (done = () => resolve(undefined)));
+  const watch = await http.watch(`${collection}?fieldSelector=metadata.name%3D${name}`, (e) => {
+    if (e.type === 'DELETED') done();
+  });
+  return { deleted: deleted.finally(() => watch.close()) };
+}
+
+describe('deleting a canary behind Istio subsets, or behind an SMI TrafficSplit', () => {
+  it('Istio: the VirtualService back on the stable subset at 100, the subsets without our hash', async () => {
+    const subset = (name: string) => ({ name, labels: { app: 'web' } });
+    const dest = (name: string, weight: number) => ({
+      destination: { host: 'web', subset: name },
+      weight,
+    });
+    const vs = {
+      apiVersion: ISTIO,
+      kind: 'VirtualService',
+      metadata: { name: 'web' },
+      spec: {
+        hosts: ['web.example.com'],
+        http: [{ name: 'primary', route: [dest('stable', 100), dest('canary', 0)] }],
+      },
+    };
+    const dr = {
+      apiVersion: ISTIO,
+      kind: 'DestinationRule',
+      metadata: { name: 'web' },
+      spec: { host: 'web', subsets: [subset('stable'), subset('canary')] },
+    };
+    const routing = {
+      istio: {
+        virtualService: { name: 'web', routes: ['primary'] },
+        destinationRule: { name: 'web', canarySubsetName: 'canary', stableSubsetName: 'stable' },
+      },
+    };
+    const ns = await canaryOf('release-istio', routing, [vs, dr]);
+    const path = (kind: string) => collectionPath(ISTIO, kind, ns);
+    await waitFor<Weighted>(
+      'VirtualService at 30%',
+      path('VirtualService'),
+      'web',
+      (v) => subsetWeights(v).join() === '70,30',
+    );
+    await deleteRollout(ns);
+    await waitFor<Weighted & Annotated>(
+      'VirtualService released',
+      path('VirtualService'),
+      'web',
+      (v) => subsetWeights(v).join() === '100,0' && unmarked(v),
+      RELEASE_WITHIN_MS,
+    );
+    const released = await waitFor<Subsets & Annotated>(
+      'DestinationRule released',
+      path('DestinationRule'),
+      'web',
+      (d) => unmarked(d),
+      RELEASE_WITHIN_MS,
+    );
+    assert.deepEqual(released.spec.subsets, [subset('stable'), subset('canary')]);
+  });
+
+  it('SMI: the TrafficSplit we generated goes with the Rollout (garbage collector)', async () => {
+    const ns = await canaryOf('release-smi', { smi: { rootService: 'web' } }, []);
+    const splits = collectionPath(SMI, 'TrafficSplit', ns);
+    await waitFor<{ spec: { backends: { weight: number }[] } }>(
+      'split at 30%',
+      splits,
+      'web',
+      (t) => t.spec.backends[0]?.weight === 30,
+    );
+    const { deleted } = await deletion(splits, 'web');
+    await deleteRollout(ns);
+    await deleted;
+  });
+});
+
 describe('deleting a blue-green Rollout while the controller was down', () => {
   it('the next controller releases the active and preview Services within 10 s', async () => {
     const ns = await testNamespace('release-bg-down');
