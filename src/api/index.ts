@@ -12,5 +12,5 @@ export type * from './k8s.ts';
 export { parseGoDuration, GO_MAX_DURATION_NS } from './duration.ts';
 export type { DurationResult } from './duration.ts';
 export * from './managed-mark.ts';
-export { managedRouting, readRoutingRecord, routingRecord } from './routing-record.ts';
+export { managedRouting, markedByKey, readRoutingRecord, routingRecord } from './routing-record.ts';
 export type { ManagedRouting } from './routing-record.ts';

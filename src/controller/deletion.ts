@@ -12,7 +12,7 @@
  * does not hold, and that Rollout is released once the API server confirms it is gone. A key
  * another instance owns is never taken for a deletion: its marks carry that instance.
  */
-import { managedRouting, markOf, readRoutingRecord } from '../api/index.ts';
+import { managedRouting, markedByKey, markOf, readRoutingRecord } from '../api/index.ts';
 import type { Rollout, Service } from '../api/index.ts';
 import { Resources, splitKey } from '../kube/index.ts';
 import type { KubeApi, KubeObject, Logger } from '../kube/index.ts';
@@ -72,8 +72,8 @@ export class RolloutReleases {
     const keys = new Set<Key>();
     for (const o of objects) {
       const mark = markOf(o);
-      if (mark === undefined || mark.instance !== this.#instanceId) continue;
-      const key: Key = `${o.metadata?.namespace ?? ''}/${mark.rollout}`;
+      const key = markedByKey(o);
+      if (mark === undefined || key === undefined || mark.instance !== this.#instanceId) continue;
       if (this.#cache.rollout(key) !== undefined || this.#pending.has(key)) continue;
       keys.add(key);
       this.#pending.set(key, { confirm: true });
@@ -109,10 +109,10 @@ export class RolloutReleases {
   }
 
   async #releaseTraffic(key: Key, marked: MarkedTrafficObject, last?: Rollout): Promise<void> {
-    const { namespace = '', name } = splitKey(key);
+    const { name } = splitKey(key);
     const { type, object } = marked;
     const what = `${type.kind} ${object.metadata?.namespace}/${object.metadata?.name}`;
-    const routing = readRoutingRecord(object) ?? managedRouting(last?.spec.strategy.canary);
+    const routing = readRoutingRecord(object) ?? (last && managedRouting(last));
     if (routing === undefined) {
       // Marked before routings were recorded, and the Rollout was not seen going: guessing
       // which backend is the stable one could send everything to the canary's pods.
@@ -122,7 +122,7 @@ export class RolloutReleases {
       });
       return;
     }
-    const body = releaseBody({ name, namespace, routing }, type, object);
+    const body = releaseBody({ name, routing }, type, object);
     if (body === undefined) return; // ours alone (generated): the garbage collector's
     await this.#api.apply(body as KubeObject & { metadata: object });
     this.#log.info('released the traffic object of a deleted Rollout', {

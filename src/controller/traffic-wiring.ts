@@ -16,15 +16,16 @@ import {
   type Logger,
   type ResourceType,
 } from '../kube/index.ts';
-import { markOf } from '../api/index.ts';
+import { markedByKey, markOf } from '../api/index.ts';
 import { refKey, routerKinds } from '../traffic/index.ts';
 import type { MarkedTrafficObject, TrafficObjectCache } from './traffic-shell.ts';
 
-/** Traffic objects by `namespace/rollout` of the Rollout whose mark they carry. */
+/** Traffic objects by `namespace/rollout` of the Rollout whose mark they carry (an HTTPRoute
+ *  may be in another namespace than its Rollout: its recorded routing names the Rollout's). */
 const BY_MANAGER = 'byManager';
 const byManager = (o: KubeObject): string[] => {
-  const mark = markOf(o);
-  return mark === undefined ? [] : [`${o.metadata?.namespace ?? ''}/${mark.rollout}`];
+  const key = markedByKey(o);
+  return key === undefined ? [] : [key];
 };
 
 /** Every kind a registered router reads (src/traffic ROUTERS), once each. */

@@ -21,7 +21,7 @@ export function userObjectMeta(live: KubeObject, rollout: Rollout): ObjectMeta {
     namespace: live.metadata?.namespace,
     annotations: {
       ...managedMark(rollout),
-      [MANAGED_ROUTING_ANNOTATION]: routingRecord(rollout.spec.strategy.canary),
+      [MANAGED_ROUTING_ANNOTATION]: routingRecord(rollout),
     },
   };
 }
@@ -109,5 +109,4 @@ export function controlledBy(obj: KubeObject, rollout: Rollout): boolean {
  *  Rollout's mark): else one apply brings it, and the same weights, up to date. */
 export const marked = (o: KubeObject, rollout: Rollout): boolean =>
   markedBy(o, rollout) &&
-  o.metadata?.annotations?.[MANAGED_ROUTING_ANNOTATION] ===
-    routingRecord(rollout.spec.strategy.canary);
+  o.metadata?.annotations?.[MANAGED_ROUTING_ANNOTATION] === routingRecord(rollout);

@@ -17,10 +17,9 @@ import type { RouterContext } from './router.ts';
 
 const RELEASED: TrafficState = { canaryWeight: 0, headerRoutes: [], mirrorRoutes: [] };
 
-/** The gone Rollout as the routers need it: its name and namespace, and its routing. */
+/** The gone Rollout as the routers need it: its name, and its routing (with its namespace). */
 export interface GoneRollout {
   readonly name: string;
-  readonly namespace: string;
   readonly routing: ManagedRouting;
 }
 
@@ -72,7 +71,7 @@ function asRollout(gone: GoneRollout): Rollout {
   return {
     apiVersion: API_VERSION,
     kind: ROLLOUT_KIND,
-    metadata: { name: gone.name, namespace: gone.namespace },
+    metadata: { name: gone.name, namespace: gone.routing.namespace },
     spec: {
       selector: {},
       template: {},

@@ -26,6 +26,7 @@ import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
 import { rolloutFixture, T0 } from '../../fixtures/rollout/sim.ts';
 
 const ROUTING = {
+  namespace: 'ns',
   canaryService: 'web-canary',
   stableService: 'web-stable',
   trafficRouting: { gatewayAPI: { httpRoute: 'web' } },

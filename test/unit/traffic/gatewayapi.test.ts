@@ -42,7 +42,7 @@ const ref = (name: string, weight?: number) => ({
 /** The annotations our applies leave on the route of rollout(). */
 const OURS = {
   'stepwise.dev/managed-by': 'web',
-  'stepwise.dev/managed-routing': routingRecord(rollout().spec.strategy.canary),
+  'stepwise.dev/managed-routing': routingRecord(rollout()),
 };
 
 function route(annotations: Record<string, string> = OURS) {
@@ -141,7 +141,7 @@ describe('Gateway API router', () => {
     assert.deepEqual(router.observe(ctx(route(unrecorded))), { problems: [] });
     const older = {
       ...OURS,
-      'stepwise.dev/managed-routing': routingRecord(rollout(['x']).spec.strategy.canary),
+      'stepwise.dev/managed-routing': routingRecord(rollout(['x'])),
     };
     assert.deepEqual(router.observe(ctx(route(older))), { problems: [] });
     const [body] = router.applies(ctx(route(unrecorded)), state(0));
@@ -161,10 +161,7 @@ describe('Gateway API router', () => {
       { problems: [] },
       'unmarked for it yet',
     );
-    assert.deepEqual(
-      router.observe(ctx(applied(route(), body), labelled)).state,
-      state(0),
-    );
+    assert.deepEqual(router.observe(ctx(applied(route(), body), labelled)).state, state(0));
   });
 
   it('sets weights on our rule only; every other field of every rule is kept as it was', () => {

@@ -249,7 +249,7 @@ describe('istio router: host-level weights', () => {
       namespace: NS,
       annotations: {
         [MANAGED_BY_ANNOTATION]: 'web',
-        [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro.spec.strategy.canary),
+        [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro),
       },
     });
     const [a, p] = httpOf(body);
@@ -406,7 +406,7 @@ describe('istio router: subset-level weights', () => {
     );
     assert.deepEqual(drBody?.metadata?.annotations, {
       [MANAGED_BY_ANNOTATION]: 'web',
-      [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro.spec.strategy.canary),
+      [MANAGED_ROUTING_ANNOTATION]: routingRecord(w.ro),
     });
     apply(w, bodies);
     const live = specOf(w.objects.get(keyOf(rule()))).subsets as Json[];

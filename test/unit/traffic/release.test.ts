@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import {
   MANAGED_BY_ANNOTATION,
   MANAGED_ROUTING_ANNOTATION,
+  markedByKey,
   POD_TEMPLATE_HASH_LABEL,
   readRoutingRecord,
 } from '../../../src/api/index.ts';
@@ -92,10 +93,10 @@ function midCanary(r: Rollout, live: KubeObject & { spec: Json }, weight: number
   return applied(live, body);
 }
 
-function gone(live: KubeObject): { name: string; namespace: string; routing: ManagedRouting } {
+function gone(live: KubeObject): { name: string; routing: ManagedRouting } {
   const routing = readRoutingRecord(live);
   assert.ok(routing, 'the object records the routing that hands it back');
-  return { name: 'web', namespace: NS, routing };
+  return { name: 'web', routing };
 }
 
 describe('releasing a Gateway API HTTPRoute', () => {
@@ -127,6 +128,15 @@ describe('releasing a Gateway API HTTPRoute', () => {
     ]);
   });
 
+  it('an HTTPRoute in another namespace is handed back, and found by its Rollout’s key', () => {
+    const edge = rollout({ gatewayAPI: { httpRoute: 'web', namespace: 'edge' } });
+    const elsewhere = { ...route(), metadata: { ...route().metadata, namespace: 'edge' } };
+    const live = midCanary(edge, elsewhere, 30, false);
+    assert.equal(markedByKey(live), 'ns/web', 'the Rollout’s namespace, not the route’s');
+    const body = releaseBody(gone(live), Resources.HTTPRoute, live);
+    assert.deepEqual(body?.metadata, { name: 'web', namespace: 'edge' });
+  });
+
   it('an HTTPRoute the recorded routing does not name is not written', () => {
     const live = midCanary(r, route(), 30);
     const renamed = { ...live, metadata: { ...live.metadata, name: 'other' } };
@@ -142,6 +152,7 @@ describe('releasing Istio objects', () => {
     },
   };
   const record = JSON.stringify({
+    namespace: NS,
     canaryService: 'web-canary',
     stableService: 'web-stable',
     trafficRouting: routing,
@@ -238,6 +249,7 @@ describe('objects we generated go with the Rollout', () => {
     },
   });
   const routing = (trafficRouting: TrafficRouting): ManagedRouting => ({
+    namespace: NS,
     canaryService: 'web-canary',
     stableService: 'web-stable',
     trafficRouting,
@@ -256,7 +268,7 @@ describe('objects we generated go with the Rollout', () => {
   });
 
   it('the SMI TrafficSplit is not written either', () => {
-    const gone = { name: 'web', namespace: NS, routing: routing({ smi: {} }) };
+    const gone = { name: 'web', routing: routing({ smi: {} }) };
     assert.equal(
       releaseBody(gone, Resources.TrafficSplit, owned('TrafficSplit', 'web')),
       undefined,
@@ -270,7 +282,12 @@ describe('the recorded routing', () => {
   });
 
   it('reads back what a Rollout recorded', () => {
-    const routing = { canaryService: 'c', stableService: 's', trafficRouting: { smi: {} } };
+    const routing = {
+      namespace: 'ns',
+      canaryService: 'c',
+      stableService: 's',
+      trafficRouting: { smi: {} },
+    };
     assert.deepEqual(readRoutingRecord(withRecord(JSON.stringify(routing))), routing);
   });
 
@@ -283,11 +300,11 @@ describe('the recorded routing', () => {
     ],
     [
       'a routing the schema refuses',
-      '{"canaryService":"c","stableService":"s","trafficRouting":{"maxTrafficWeight":0}}',
+      '{"namespace":"ns","canaryService":"c","stableService":"s","trafficRouting":{"maxTrafficWeight":0}}',
     ],
     [
       'an unknown router',
-      '{"canaryService":"c","stableService":"s","trafficRouting":{"linkerd":{}}}',
+      '{"namespace":"ns","canaryService":"c","stableService":"s","trafficRouting":{"linkerd":{}}}',
     ],
   ];
   for (const [name, text] of bad) {
