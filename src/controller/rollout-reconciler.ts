@@ -148,7 +148,10 @@ export class RolloutReconciler implements Reconciler {
       return {};
     }
     // A deletion our finalizer holds, or the finalizer itself: nothing else this pass.
-    if (await restoreWorkload(rollout, this.#deps)) return {};
+    const restore = await restoreWorkload(rollout, this.#deps);
+    if (restore.stop) {
+      return restore.requeueAfterMs === undefined ? {} : { requeueAfterMs: restore.requeueAfterMs };
+    }
     if (this.#statusWrites.stale(key, rollout.metadata.resourceVersion)) {
       return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     }

@@ -8,30 +8,35 @@
 import { API_VERSION, RESTORE_WORKLOAD_FINALIZER, ROLLOUT_KIND } from '../api/index.ts';
 import type { Rollout } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
-import type { KubeApi, KubeObject, Logger } from '../kube/index.ts';
+import type { Clock, KubeApi, KubeObject, Logger } from '../kube/index.ts';
 import { deploymentRefOf, needsDeployment, planWorkloadRestore } from '../rollout/index.ts';
 import type { DeploymentView, WorkloadStep } from '../rollout/index.ts';
 import type { EventSink } from './rollout-reconciler.ts';
 
 export interface WorkloadRestoreDeps {
   readonly api: KubeApi;
+  readonly clock: Clock;
   readonly events: EventSink;
   readonly log: Logger;
 }
 
 /**
- * Runs the restore's steps for `rollout`. True when the pass ends here: the Rollout is being
+ * Runs the restore's steps for `rollout`. `stop` when the pass ends here: the Rollout is being
  * deleted (its usual plan must not run), or its finalizer changed (the watch event of that
- * write brings the next pass, with a cache that shows it).
+ * write brings the next pass, with a cache that shows it); `requeueAfterMs` while a deletion
+ * waits for the Deployment's pods.
  */
 export async function restoreWorkload(
   rollout: Rollout,
   deps: WorkloadRestoreDeps,
-): Promise<boolean> {
+): Promise<{ readonly stop: boolean; readonly requeueAfterMs?: number }> {
   const deployment = needsDeployment(rollout) ? await readDeployment(rollout, deps.api) : undefined;
-  const { steps, deleting } = planWorkloadRestore(rollout, deployment);
-  for (const step of steps) await run(rollout, step, deps);
-  return deleting || steps.length > 0;
+  const plan = planWorkloadRestore(rollout, deployment, deps.clock.now());
+  for (const step of plan.steps) await run(rollout, step, deps);
+  const stop = plan.deleting || plan.steps.length > 0;
+  return plan.requeueAfterMs === undefined
+    ? { stop }
+    : { stop, requeueAfterMs: plan.requeueAfterMs };
 }
 
 async function readDeployment(rollout: Rollout, api: KubeApi): Promise<DeploymentView | undefined> {

@@ -9,7 +9,8 @@ import type { Condition, RolloutStatus } from '../api/index.ts';
 import { getCondition, setCondition } from './conditions.ts';
 import type { Write } from './types.ts';
 
-const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+/** Argo's default progressDeadlineSeconds. */
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 
 /** The status fields progress is read from, as this pass will write them. */
 export interface ProgressFields {

@@ -6,10 +6,14 @@
  * - alive with a Deployment ref and no finalizer: add it; alive without one but ours still on
  *   (the ref was removed): take it off;
  * - deleting with our finalizer: scale the Deployment back when the annotation asks for other
- *   replicas, then take the finalizer off. A Deployment already gone, or one with nothing
- *   recorded (scaleDown: never), does not hold the deletion; a record that is not a replica
- *   count is reported and the Deployment left as it is, never guessed at.
- * Pure: the shell reads the Deployment only when `needsDeployment` says so.
+ *   replicas, and take the finalizer off once that many of its pods are available, so the
+ *   Rollout's pods (which the garbage collector removes with it) are not gone first. A
+ *   Deployment whose pods are not available by the Rollout's progress deadline, counted from
+ *   the deletion, is reported and lets the deletion go (it is scaled, just not ready). A
+ *   Deployment already gone, or one with nothing recorded (scaleDown: never), does not hold
+ *   the deletion; a record that is not a replica count is reported and the Deployment left as
+ *   it is, never guessed at.
+ * Pure (`now` from the shell): the shell reads the Deployment only when `needsDeployment` says.
  */
 import {
   PRE_MIGRATION_REPLICAS_ANNOTATION,
@@ -17,14 +21,17 @@ import {
   RESTORE_WORKLOAD_FINALIZER,
 } from '../api/index.ts';
 import type { Rollout } from '../api/index.ts';
+import { DEFAULT_PROGRESS_DEADLINE_SECONDS } from './progressing.ts';
 
 /** The Deployment as the restore reads it. */
 export interface DeploymentView {
   readonly metadata?: {
     readonly name?: string;
+    readonly generation?: number;
     readonly annotations?: Readonly<Record<string, string>>;
   };
   readonly spec?: { readonly replicas?: number };
+  readonly status?: { readonly observedGeneration?: number; readonly availableReplicas?: number };
 }
 
 export type WorkloadStep =
@@ -64,7 +71,13 @@ export interface WorkloadPlan {
   /** A deleting Rollout: its usual plan must not run (nothing is scaled, created or routed
    *  for a Rollout on its way out), whether or not steps remain. */
   readonly deleting: boolean;
+  /** Waiting for the Deployment's pods: look again then, at the latest (its changes also wake
+   *  the Rollout where Deployments are watched). */
+  readonly requeueAfterMs?: number;
 }
+
+/** How often a deletion waiting for the Deployment's pods looks again. */
+const AVAILABILITY_POLL_MS = 1_000;
 
 /**
  * The steps for `rollout`; `deployment` is what `needsDeployment` asked for (undefined: gone).
@@ -73,6 +86,7 @@ export interface WorkloadPlan {
 export function planWorkloadRestore(
   rollout: Pick<Rollout, 'metadata' | 'spec'>,
   deployment: DeploymentView | undefined,
+  now: number,
 ): WorkloadPlan {
   const ref = deploymentRefOf(rollout);
   if (!deleting(rollout)) {
@@ -80,37 +94,58 @@ export function planWorkloadRestore(
     if (ref === undefined && holdsOurs(rollout)) return alive([{ kind: 'removeFinalizer' }]);
     return alive([]);
   }
-  if (!holdsOurs(rollout)) return { steps: [], deleting: true };
+  if (!holdsOurs(rollout)) return gone([]);
   const release: WorkloadStep = { kind: 'removeFinalizer' };
-  if (ref === undefined || deployment === undefined) return { steps: [release], deleting: true };
+  if (ref === undefined || deployment === undefined) return gone([release]);
   const recorded = deployment.metadata?.annotations?.[PRE_MIGRATION_REPLICAS_ANNOTATION];
-  if (recorded === undefined) return { steps: [release], deleting: true };
+  if (recorded === undefined) return gone([release]);
   const replicas = replicaCount(recorded);
   if (replicas === undefined) {
     const message = `Deployment "${ref}" not restored: its ${PRE_MIGRATION_REPLICAS_ANNOTATION} annotation must be a replica count, got "${recorded}"; the Deployment is left as it is`;
-    return {
-      steps: [
-        { kind: 'event', type: 'Warning', reason: Reason.WorkloadNotRestored, message },
-        release,
-      ],
-      deleting: true,
-    };
+    return gone([warning(message), release]);
   }
   // Kubernetes' default for an unset spec.replicas.
-  if ((deployment.spec?.replicas ?? 1) === replicas) return { steps: [release], deleting: true };
-  return {
-    steps: [
+  if ((deployment.spec?.replicas ?? 1) !== replicas) {
+    const message = `Scaled Deployment "${ref}" back to ${replicas} replicas, as before the migration`;
+    const scaled: WorkloadStep[] = [
       { kind: 'scaleDeployment', name: ref, replicas },
-      {
-        kind: 'event',
-        type: 'Normal',
-        reason: Reason.WorkloadRestored,
-        message: `Scaled Deployment "${ref}" back to ${replicas} replicas, as before the migration`,
-      },
-      release,
-    ],
-    deleting: true,
-  };
+      { kind: 'event', type: 'Normal', reason: Reason.WorkloadRestored, message },
+    ];
+    // Nothing to wait for at 0; else the next pass sees its pods come up.
+    return replicas === 0 ? gone([...scaled, release]) : waiting(scaled, AVAILABILITY_POLL_MS);
+  }
+  const available = deployment.status?.availableReplicas ?? 0;
+  const seen =
+    (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0);
+  if (seen && available >= replicas) return gone([release]);
+  const deadline =
+    deletedAt(rollout) +
+    (rollout.spec.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS) * 1000;
+  if (now >= deadline) {
+    const message = `Deployment "${ref}" has ${available} of ${replicas} pods available ${Math.round((now - deletedAt(rollout)) / 1000)}s after the Rollout's deletion (progressDeadlineSeconds): the deletion goes on`;
+    return gone([warning(message), release]);
+  }
+  return waiting([], Math.min(AVAILABILITY_POLL_MS, deadline - now));
+}
+
+const gone = (steps: readonly WorkloadStep[]): WorkloadPlan => ({ steps, deleting: true });
+const waiting = (steps: readonly WorkloadStep[], requeueAfterMs: number): WorkloadPlan => ({
+  steps,
+  deleting: true,
+  requeueAfterMs,
+});
+const warning = (message: string): WorkloadStep => ({
+  kind: 'event',
+  type: 'Warning',
+  reason: Reason.WorkloadNotRestored,
+  message,
+});
+
+/** When the deletion was asked for (deletionTimestamp, RFC 3339; a Date from typed clients). */
+function deletedAt(rollout: Pick<Rollout, 'metadata'>): number {
+  const at: unknown = rollout.metadata.deletionTimestamp;
+  const ms = at instanceof Date ? at.getTime() : Date.parse(String(at));
+  return Number.isNaN(ms) ? 0 : ms;
 }
 
 const alive = (steps: readonly WorkloadStep[]): WorkloadPlan => ({ steps, deleting: false });

@@ -221,7 +221,7 @@ describe('a workloadRef Rollout and its finalizer', () => {
       spec: { ...base.spec, workloadRef: REF } as Rollout['spec'],
     };
   }
-  const deployment = (replicas: number, recorded?: string): KubeObject =>
+  const deployment = (replicas: number, recorded?: string, available = 0): KubeObject =>
     ({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -233,6 +233,7 @@ describe('a workloadRef Rollout and its finalizer', () => {
           : { annotations: { [PRE_MIGRATION_REPLICAS_ANNOTATION]: recorded } }),
       },
       spec: { replicas },
+      status: { availableReplicas: available },
     }) as KubeObject;
   const deleting = { finalizers: [RESTORE_WORKLOAD_FINALIZER], deletionTimestamp: new Date(T0) };
 
@@ -266,26 +267,37 @@ describe('a workloadRef Rollout and its finalizer', () => {
     assert.equal(t.planned(), 1);
   });
 
-  it('deleting: the Deployment scaled back, an event, then the finalizer off; no plan', async () => {
+  it('deleting: the Deployment scaled back, an event; the finalizer off once its pods are up; no plan', async () => {
     const t = setup({ rollouts: new Map([['ns/web', withRef(deleting)]]) });
     t.api.seed(deployment(0, '3'));
-    await t.reconciler.reconcile('ns/web');
-    assert.deepEqual(t.writes(), ['apply Deployment web', 'apply Rollout web']);
-    const [scale, release] = t.api.writes().map((r) => r.body);
-    assert.deepEqual(scale, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'ns' },
-      spec: { replicas: 3 },
-    });
-    assert.deepEqual(release, {
+    assert.deepEqual(await t.reconciler.reconcile('ns/web'), { requeueAfterMs: 1000 });
+    assert.deepEqual(
+      t.api.writes().map((r) => r.body),
+      [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web', namespace: 'ns' },
+          spec: { replicas: 3 },
+        },
+      ],
+    );
+    assert.deepEqual(t.events, [
+      'Normal WorkloadRestored: Scaled Deployment "web" back to 3 replicas, as before the migration',
+    ]);
+    assert.deepEqual(
+      await t.reconciler.reconcile('ns/web'),
+      { requeueAfterMs: 1000 },
+      'no pods yet',
+    );
+    assert.equal(t.writes().length, 1);
+    t.api.seed(deployment(3, '3', 3));
+    assert.deepEqual(await t.reconciler.reconcile('ns/web'), {});
+    assert.deepEqual(t.api.writes().at(-1)?.body, {
       apiVersion: 'stepwise.dev/v1alpha1',
       kind: 'Rollout',
       metadata: { name: 'web', namespace: 'ns', resourceVersion: '7' },
     });
-    assert.deepEqual(t.events, [
-      'Normal WorkloadRestored: Scaled Deployment "web" back to 3 replicas, as before the migration',
-    ]);
     assert.equal(t.planned(), 0);
   });
 

@@ -15,12 +15,20 @@ import {
   planWorkloadRestore,
 } from '../../../src/rollout/index.ts';
 import type { DeploymentView, WorkloadStep } from '../../../src/rollout/index.ts';
-import { deepFreeze, rolloutFixture } from '../../fixtures/rollout/sim.ts';
+import { deepFreeze, rolloutFixture, T0 } from '../../fixtures/rollout/sim.ts';
 
 const REF = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', scaleDown: 'onsuccess' };
 
-function rollout(opts: { ref?: unknown; ours?: boolean; deleting?: boolean; others?: string[] }) {
-  const base = rolloutFixture();
+function rollout(opts: {
+  ref?: unknown;
+  ours?: boolean;
+  deleting?: boolean;
+  others?: string[];
+  deadline?: number;
+}) {
+  const base = rolloutFixture(
+    opts.deadline === undefined ? {} : { progressDeadlineSeconds: opts.deadline },
+  );
   const finalizers = [...(opts.others ?? []), ...(opts.ours ? [RESTORE_WORKLOAD_FINALIZER] : [])];
   const spec = opts.ref === undefined ? base.spec : { ...base.spec, workloadRef: opts.ref };
   return deepFreeze({
@@ -34,17 +42,28 @@ function rollout(opts: { ref?: unknown; ours?: boolean; deleting?: boolean; othe
   } as Rollout);
 }
 
-function deployment(replicas: number | undefined, recorded?: string): DeploymentView {
+/** The Deployment; `available` pods (default none), its generation seen unless `unseen`. */
+function deployment(
+  replicas: number | undefined,
+  recorded?: string,
+  available = 0,
+  unseen = false,
+): DeploymentView {
   return deepFreeze({
     metadata: {
       name: 'web',
+      generation: 2,
       ...(recorded === undefined
         ? {}
         : { annotations: { [PRE_MIGRATION_REPLICAS_ANNOTATION]: recorded } }),
     },
     spec: replicas === undefined ? {} : { replicas },
+    status: { observedGeneration: unseen ? 1 : 2, availableReplicas: available },
   });
 }
+
+/** The deletion was asked for at T0 (the fixture's deletionTimestamp). */
+const AT = T0 + 2_000;
 
 const kinds = (steps: readonly WorkloadStep[]) =>
   steps.map((s) => (s.kind === 'event' ? `event ${s.type} ${s.reason}` : s.kind));
@@ -68,7 +87,7 @@ describe('workloadRef: the finalizer of a live Rollout', () => {
   for (const [name, r, want] of rows) {
     it(name, () => {
       assert.equal(needsDeployment(r), false, 'a live Rollout never reads the Deployment');
-      const p = planWorkloadRestore(r, undefined);
+      const p = planWorkloadRestore(r, undefined, AT);
       assert.deepEqual(kinds(p.steps), want);
       assert.equal(p.deleting, false);
     });
@@ -84,32 +103,71 @@ describe('workloadRef: a deletion our finalizer holds', () => {
     assert.equal(deploymentRefOf(held), 'web');
   });
 
-  it('scales the Deployment back to the recorded count, says so, then lets the deletion go', () => {
-    const p = planWorkloadRestore(held, deployment(0, '3'));
-    assert.deepEqual(p.steps, [
-      { kind: 'scaleDeployment', name: 'web', replicas: 3 },
-      {
-        kind: 'event',
-        type: 'Normal',
-        reason: 'WorkloadRestored',
-        message: 'Scaled Deployment "web" back to 3 replicas, as before the migration',
-      },
-      { kind: 'removeFinalizer' },
+  it('scales the Deployment back to the recorded count and says so; the deletion waits for its pods', () => {
+    const p = planWorkloadRestore(held, deployment(0, '3'), AT);
+    assert.deepEqual(p, {
+      steps: [
+        { kind: 'scaleDeployment', name: 'web', replicas: 3 },
+        {
+          kind: 'event',
+          type: 'Normal',
+          reason: 'WorkloadRestored',
+          message: 'Scaled Deployment "web" back to 3 replicas, as before the migration',
+        },
+      ],
+      deleting: true,
+      requeueAfterMs: 1000,
+    });
+  });
+
+  it('lets the deletion go once that many pods are available, not before', () => {
+    assert.deepEqual(planWorkloadRestore(held, deployment(3, '3', 2), AT), {
+      steps: [],
+      deleting: true,
+      requeueAfterMs: 1000,
+    });
+    assert.deepEqual(kinds(planWorkloadRestore(held, deployment(3, '3', 3), AT).steps), [
+      'removeFinalizer',
     ]);
-    assert.equal(p.deleting, true);
+    assert.deepEqual(
+      kinds(planWorkloadRestore(held, deployment(3, '3', 3, true), AT).steps),
+      [],
+      'counts of a generation the Deployment controller has not seen yet are not trusted',
+    );
+  });
+
+  it('pods not available by the progress deadline after the deletion: reported, the deletion goes on', () => {
+    const p = planWorkloadRestore(held, deployment(3, '3', 1), T0 + 600_000);
+    assert.deepEqual(kinds(p.steps), ['event Warning WorkloadNotRestored', 'removeFinalizer']);
+    const [event] = p.steps;
+    assert.ok(event?.kind === 'event');
+    assert.equal(
+      event.message,
+      `Deployment "web" has 1 of 3 pods available 600s after the Rollout's deletion (progressDeadlineSeconds): the deletion goes on`,
+    );
+    const short = rollout({ ref: REF, ours: true, deleting: true, deadline: 5 });
+    assert.equal(planWorkloadRestore(short, deployment(3, '3', 1), T0 + 4_700).requeueAfterMs, 300);
+    assert.deepEqual(kinds(planWorkloadRestore(short, deployment(3, '3', 1), T0 + 5_000).steps), [
+      'event Warning WorkloadNotRestored',
+      'removeFinalizer',
+    ]);
   });
 
   const rows: [string, DeploymentView | undefined, string[]][] = [
     ['the Deployment already gone: not held', undefined, ['removeFinalizer']],
-    ['already at the recorded count: only the finalizer', deployment(3, '3'), ['removeFinalizer']],
     [
-      'a recorded 0 at 2 (scaled by hand since): back to 0',
+      'at the recorded count, its pods available: only the finalizer',
+      deployment(3, '3', 3),
+      ['removeFinalizer'],
+    ],
+    [
+      'a recorded 0 at 2 (scaled by hand since): back to 0, nothing to wait for',
       deployment(2, '0'),
       ['scaleDeployment', 'event Normal WorkloadRestored', 'removeFinalizer'],
     ],
     [
       'unset replicas count as 1: a recorded 1 needs no write',
-      deployment(undefined, '1'),
+      deployment(undefined, '1', 1),
       ['removeFinalizer'],
     ],
     [
@@ -139,11 +197,11 @@ describe('workloadRef: a deletion our finalizer holds', () => {
     ],
   ];
   for (const [name, d, want] of rows) {
-    it(name, () => assert.deepEqual(kinds(planWorkloadRestore(held, d).steps), want));
+    it(name, () => assert.deepEqual(kinds(planWorkloadRestore(held, d, AT).steps), want));
   }
 
   it('the warning names the Deployment, the annotation and the value', () => {
-    const [event] = planWorkloadRestore(held, deployment(0, 'three')).steps;
+    const [event] = planWorkloadRestore(held, deployment(0, 'three'), AT).steps;
     assert.ok(event?.kind === 'event');
     assert.match(event.message, /Deployment "web" not restored: .*pre-migration-replicas.*"three"/);
   });
@@ -151,15 +209,16 @@ describe('workloadRef: a deletion our finalizer holds', () => {
   it('a ref removed before the deletion: the finalizer goes, the Deployment is not read', () => {
     const r = rollout({ ours: true, deleting: true });
     assert.equal(needsDeployment(r), false);
-    assert.deepEqual(kinds(planWorkloadRestore(r, undefined).steps), ['removeFinalizer']);
+    assert.deepEqual(kinds(planWorkloadRestore(r, undefined, AT).steps), ['removeFinalizer']);
   });
 
   it('a deletion without our finalizer: no steps, and the usual plan still stops', () => {
-    const p = planWorkloadRestore(rollout({ ref: REF, deleting: true }), undefined);
+    const p = planWorkloadRestore(rollout({ ref: REF, deleting: true }), undefined, AT);
     assert.deepEqual(p, { steps: [], deleting: true });
     const plain = planWorkloadRestore(
       rollout({ deleting: true, others: ['x.io/keep'] }),
       undefined,
+      AT,
     );
     assert.deepEqual(plain, { steps: [], deleting: true });
   });
