@@ -5,7 +5,12 @@
  * apply under stepwise-controller. A failed step throws: the pass is retried with backoff and
  * the finalizer stays until the Deployment has its replicas back.
  */
-import { API_VERSION, RESTORE_WORKLOAD_FINALIZER, ROLLOUT_KIND } from '../api/index.ts';
+import {
+  API_VERSION,
+  PRE_MIGRATION_REPLICAS_ANNOTATION,
+  RESTORE_WORKLOAD_FINALIZER,
+  ROLLOUT_KIND,
+} from '../api/index.ts';
 import type { Rollout } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeObject, Logger } from '../kube/index.ts';
@@ -82,10 +87,17 @@ async function run(rollout: Rollout, step: WorkloadStep, deps: WorkloadRestoreDe
       return;
     }
     case 'scaleDeployment':
+      // Forced: the replicas are ours again (the scale-down took them from Git's manager).
       await deps.api.apply({
         apiVersion: 'apps/v1',
         kind: 'Deployment',
-        metadata: { name: step.name, namespace },
+        metadata: {
+          name: step.name,
+          namespace,
+          ...(step.record === undefined
+            ? {}
+            : { annotations: { [PRE_MIGRATION_REPLICAS_ANNOTATION]: step.record } }),
+        },
         spec: { replicas: step.replicas },
       } as KubeObject & { metadata: object });
       deps.log.info('restored the Deployment of a deleted Rollout', {

@@ -37,7 +37,14 @@ export interface DeploymentView {
 export type WorkloadStep =
   | { readonly kind: 'addFinalizer' }
   | { readonly kind: 'removeFinalizer' }
-  | { readonly kind: 'scaleDeployment'; readonly name: string; readonly replicas: number }
+  | {
+      readonly kind: 'scaleDeployment';
+      readonly name: string;
+      readonly replicas: number;
+      /** The record to keep while the deletion waits for the pods (our apply that leaves it
+       *  out removes it, as the hand-back must); absent: handed back without it. */
+      readonly record?: string;
+    }
   | {
       readonly kind: 'event';
       readonly type: 'Normal' | 'Warning';
@@ -104,26 +111,31 @@ export function planWorkloadRestore(
     const message = `Deployment "${ref}" not restored: its ${PRE_MIGRATION_REPLICAS_ANNOTATION} annotation must be a replica count, got "${recorded}"; the Deployment is left as it is`;
     return gone([warning(message), release]);
   }
+  // Handed back: its replicas, and none of our annotations (the record included).
+  const handBack: WorkloadStep = { kind: 'scaleDeployment', name: ref, replicas };
   // Kubernetes' default for an unset spec.replicas.
   if ((deployment.spec?.replicas ?? 1) !== replicas) {
     const message = `Scaled Deployment "${ref}" back to ${replicas} replicas, as before the migration`;
-    const scaled: WorkloadStep[] = [
-      { kind: 'scaleDeployment', name: ref, replicas },
-      { kind: 'event', type: 'Normal', reason: Reason.WorkloadRestored, message },
-    ];
-    // Nothing to wait for at 0; else the next pass sees its pods come up.
-    return replicas === 0 ? gone([...scaled, release]) : waiting(scaled, AVAILABILITY_POLL_MS);
+    const restored: WorkloadStep = {
+      kind: 'event',
+      type: 'Normal',
+      reason: Reason.WorkloadRestored,
+      message,
+    };
+    // Nothing to wait for at 0; else the next pass (reading the record again) sees its pods.
+    if (replicas === 0) return gone([handBack, restored, release]);
+    return waiting([{ ...handBack, record: recorded }, restored], AVAILABILITY_POLL_MS);
   }
   const available = deployment.status?.availableReplicas ?? 0;
   const seen =
     (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0);
-  if (seen && available >= replicas) return gone([release]);
+  if (seen && available >= replicas) return gone([handBack, release]);
   const deadline =
     deletedAt(rollout) +
     (rollout.spec.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS) * 1000;
   if (now >= deadline) {
     const message = `Deployment "${ref}" has ${available} of ${replicas} pods available ${Math.round((now - deletedAt(rollout)) / 1000)}s after the Rollout's deletion (progressDeadlineSeconds): the deletion goes on`;
-    return gone([warning(message), release]);
+    return gone([warning(message), handBack, release]);
   }
   return waiting([], Math.min(AVAILABILITY_POLL_MS, deadline - now));
 }

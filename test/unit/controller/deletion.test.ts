@@ -271,16 +271,16 @@ describe('a workloadRef Rollout and its finalizer', () => {
     const t = setup({ rollouts: new Map([['ns/web', withRef(deleting)]]) });
     t.api.seed(deployment(0, '3'));
     assert.deepEqual(await t.reconciler.reconcile('ns/web'), { requeueAfterMs: 1000 });
+    const scale = (annotations?: object) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'ns', ...(annotations && { annotations }) },
+      spec: { replicas: 3 },
+    });
+    // The record kept while waiting (an apply without it would remove it), dropped at the end.
     assert.deepEqual(
       t.api.writes().map((r) => r.body),
-      [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: 'web', namespace: 'ns' },
-          spec: { replicas: 3 },
-        },
-      ],
+      [scale({ [PRE_MIGRATION_REPLICAS_ANNOTATION]: '3' })],
     );
     assert.deepEqual(t.events, [
       'Normal WorkloadRestored: Scaled Deployment "web" back to 3 replicas, as before the migration',
@@ -293,11 +293,20 @@ describe('a workloadRef Rollout and its finalizer', () => {
     assert.equal(t.writes().length, 1);
     t.api.seed(deployment(3, '3', 3));
     assert.deepEqual(await t.reconciler.reconcile('ns/web'), {});
-    assert.deepEqual(t.api.writes().at(-1)?.body, {
-      apiVersion: 'stepwise.dev/v1alpha1',
-      kind: 'Rollout',
-      metadata: { name: 'web', namespace: 'ns', resourceVersion: '7' },
-    });
+    assert.deepEqual(
+      t.api
+        .writes()
+        .slice(1)
+        .map((r) => r.body),
+      [
+        scale(),
+        {
+          apiVersion: 'stepwise.dev/v1alpha1',
+          kind: 'Rollout',
+          metadata: { name: 'web', namespace: 'ns', resourceVersion: '7' },
+        },
+      ],
+    );
     assert.equal(t.planned(), 0);
   });
 

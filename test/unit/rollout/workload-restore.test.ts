@@ -107,7 +107,7 @@ describe('workloadRef: a deletion our finalizer holds', () => {
     const p = planWorkloadRestore(held, deployment(0, '3'), AT);
     assert.deepEqual(p, {
       steps: [
-        { kind: 'scaleDeployment', name: 'web', replicas: 3 },
+        { kind: 'scaleDeployment', name: 'web', replicas: 3, record: '3' },
         {
           kind: 'event',
           type: 'Normal',
@@ -120,14 +120,15 @@ describe('workloadRef: a deletion our finalizer holds', () => {
     });
   });
 
-  it('lets the deletion go once that many pods are available, not before', () => {
+  it('once that many pods are available: handed back without our record, and the deletion goes', () => {
     assert.deepEqual(planWorkloadRestore(held, deployment(3, '3', 2), AT), {
       steps: [],
       deleting: true,
       requeueAfterMs: 1000,
     });
-    assert.deepEqual(kinds(planWorkloadRestore(held, deployment(3, '3', 3), AT).steps), [
-      'removeFinalizer',
+    assert.deepEqual(planWorkloadRestore(held, deployment(3, '3', 3), AT).steps, [
+      { kind: 'scaleDeployment', name: 'web', replicas: 3 },
+      { kind: 'removeFinalizer' },
     ]);
     assert.deepEqual(
       kinds(planWorkloadRestore(held, deployment(3, '3', 3, true), AT).steps),
@@ -138,7 +139,11 @@ describe('workloadRef: a deletion our finalizer holds', () => {
 
   it('pods not available by the progress deadline after the deletion: reported, the deletion goes on', () => {
     const p = planWorkloadRestore(held, deployment(3, '3', 1), T0 + 600_000);
-    assert.deepEqual(kinds(p.steps), ['event Warning WorkloadNotRestored', 'removeFinalizer']);
+    assert.deepEqual(kinds(p.steps), [
+      'event Warning WorkloadNotRestored',
+      'scaleDeployment',
+      'removeFinalizer',
+    ]);
     const [event] = p.steps;
     assert.ok(event?.kind === 'event');
     assert.equal(
@@ -149,6 +154,7 @@ describe('workloadRef: a deletion our finalizer holds', () => {
     assert.equal(planWorkloadRestore(short, deployment(3, '3', 1), T0 + 4_700).requeueAfterMs, 300);
     assert.deepEqual(kinds(planWorkloadRestore(short, deployment(3, '3', 1), T0 + 5_000).steps), [
       'event Warning WorkloadNotRestored',
+      'scaleDeployment',
       'removeFinalizer',
     ]);
   });
@@ -156,9 +162,9 @@ describe('workloadRef: a deletion our finalizer holds', () => {
   const rows: [string, DeploymentView | undefined, string[]][] = [
     ['the Deployment already gone: not held', undefined, ['removeFinalizer']],
     [
-      'at the recorded count, its pods available: only the finalizer',
+      'at the recorded count, its pods available: handed back, let go',
       deployment(3, '3', 3),
-      ['removeFinalizer'],
+      ['scaleDeployment', 'removeFinalizer'],
     ],
     [
       'a recorded 0 at 2 (scaled by hand since): back to 0, nothing to wait for',
@@ -166,9 +172,9 @@ describe('workloadRef: a deletion our finalizer holds', () => {
       ['scaleDeployment', 'event Normal WorkloadRestored', 'removeFinalizer'],
     ],
     [
-      'unset replicas count as 1: a recorded 1 needs no write',
+      'unset replicas count as 1: a recorded 1 with its pod up is handed back, no event',
       deployment(undefined, '1', 1),
-      ['removeFinalizer'],
+      ['scaleDeployment', 'removeFinalizer'],
     ],
     [
       'nothing recorded (scaleDown: never): not held, untouched',
