@@ -162,8 +162,11 @@ export function pinServices(
     if (target === undefined || service === undefined) return [];
     const change = pinService(service, target, rolloutName);
     if (change === undefined) return [];
+    const apply: Write = { kind: 'applyService', body: change.body };
+    // Only our mark is added (a Service Argo pinned, taken over): no switch to report.
+    if (change.from === change.to) return [apply];
     return [
-      { kind: 'applyService', body: change.body },
+      apply,
       normal(
         Reason.SwitchService,
         `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
