@@ -289,3 +289,49 @@ describe('refusing to adopt: nothing adopted, created or deleted, and the condit
     assert.equal(s.rollout.status?.currentStepIndex, 1);
   });
 });
+
+describe('adopting a blue-green Argo left paused before its switch', () => {
+  it('Paused, the active Service still on the old version, the preview on the new, no pod touched', () => {
+    const ro = convertedRollout('web:2', {
+      stableRS: ARGO_STABLE,
+      currentPodHash: ARGO_CANARY,
+      controllerPause: true,
+      pauseConditions: [{ reason: 'BlueGreenPause', startTime: PAUSED_AT }],
+      blueGreen: { activeSelector: ARGO_STABLE, previewSelector: ARGO_CANARY },
+    });
+    ro.spec.strategy = {
+      blueGreen: {
+        activeService: 'web-active',
+        previewService: 'web-preview',
+        autoPromotionEnabled: false,
+      },
+    };
+    const s = new Sim(ro);
+    const sets = [
+      argoReplicaSet({ hash: ARGO_STABLE, image: 'web:1', revision: 2, replicas: 4 }),
+      argoReplicaSet({ hash: ARGO_CANARY, image: 'web:2', revision: 3, replicas: 4 }),
+    ];
+    for (const rs of sets) s.unclaimed.set(rs.metadata?.name ?? '', rs);
+    addPods(s, sets);
+    s.services.set('web-active', argoService('web-active', ARGO_STABLE));
+    s.services.set('web-preview', argoService('web-preview', ARGO_CANARY));
+    const before = podNames(s);
+    s.run();
+    const st = s.rollout.status ?? {};
+    assert.equal(st.phase, 'Paused');
+    assert.equal(st.blueGreen?.activeSelector, ARGO_STABLE);
+    assert.equal(st.blueGreen?.previewSelector, ARGO_CANARY);
+    assert.equal(
+      s.services.get('web-active')?.spec?.selector?.[POD_TEMPLATE_HASH_LABEL],
+      ARGO_STABLE,
+    );
+    assert.deepEqual(podNames(s), before);
+    s.promote();
+    s.run();
+    assert.equal(
+      s.services.get('web-active')?.spec?.selector?.[POD_TEMPLATE_HASH_LABEL],
+      ARGO_CANARY,
+    );
+    assert.equal(s.rollout.status?.phase, 'Healthy');
+  });
+});
