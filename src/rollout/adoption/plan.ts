@@ -36,7 +36,10 @@ type Refusal = { readonly reason: Reason; readonly message: string };
  *  `stepsHash`: the strategy's hash of its steps, which status takes over (absent: none). */
 export function planAdoption(o: Observed, stepsHash?: string): Plan | undefined {
   const claims = sortClaims(o.unclaimedReplicaSets ?? []);
-  const { orphans, heldByArgoRollouts, heldByArgoOthers } = claims;
+  const { heldByArgoRollouts, heldByArgoOthers } = claims;
+  const orphans = [...claims.orphans].sort(
+    (a, b) => revisionOf(argoRevision(a)) - revisionOf(argoRevision(b)),
+  );
   if (orphans.length + heldByArgoRollouts.length + heldByArgoOthers.length === 0) return undefined;
   if (heldByArgoOthers.length > 0) {
     return refuse(o, {

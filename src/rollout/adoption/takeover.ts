@@ -51,6 +51,9 @@ export function takeover(i: TakeoverInput): Takeover {
   const keep = sameRevision && !settled;
   const status: RolloutStatus = {
     ...prev,
+    // What a refusal said before Argo let go; the strategy's pass right after says what holds.
+    phase: undefined,
+    message: undefined,
     stableRS: stable,
     currentPodHash: current,
     ...(i.rollout.spec.strategy.canary === undefined ? {} : { currentStepIndex: stepIndex }),
