@@ -219,7 +219,7 @@ async function argoAtFirstPause(
   owned: boolean,
 ): Promise<{ ns: string; uid: string; pods: string[] }> {
   const ns = await testNamespace(prefix);
-  controllers.push(await startController({ args: [`--namespace=${ns}`] }));
+  controllers.push(await startController({ args: ['--leader-elect=false', `--namespace=${ns}`] }));
   const uid = await argoRollout(ns);
   await argoService(ns, 'web-stable', STABLE);
   await argoService(ns, 'web-canary', CANARY);
