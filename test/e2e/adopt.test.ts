@@ -20,11 +20,12 @@ import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
-import { installCrdsWithKubectl, plugin } from './support/plugin.ts';
+import { plugin } from './support/plugin.ts';
 import {
   createRollout,
   getRollout,
   http,
+  installCrds,
   replicaSets,
   split,
   waitFor,
@@ -42,7 +43,7 @@ const dir = mkdtempSync(join(tmpdir(), 'stepwise-adopt-'));
 const controllers: ControllerProcess[] = [];
 
 before(async () => {
-  await installCrdsWithKubectl();
+  await installCrds();
   await installArgoRolloutCrd();
 });
 after(async () => {
