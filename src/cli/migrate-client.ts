@@ -76,7 +76,9 @@ export function migrateCalls(
           namespace,
           name,
           propagationPolicy: 'Orphan',
-          body: { preconditions: { uid } },
+          // In the body too: a body without it would make the API server delete in the background
+          // (the ReplicaSets and their pods with it), whatever the query says.
+          body: { propagationPolicy: 'Orphan', preconditions: { uid } },
         });
       }),
     applyStepwise: (plural, namespace, body) =>

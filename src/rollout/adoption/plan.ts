@@ -1,8 +1,8 @@
 /**
  * Adoption: a Rollout converted from Argo's takes over the ReplicaSets Argo's controller left
  * running, pods untouched. Planned before any strategy, and only while ReplicaSets its selector
- * matches are unclaimed: each orphan gets our controller reference (and our revision annotation,
- * continuing Argo's number), and status takes over where Argo stood (takeover.ts); the strategy
+ * matches are unclaimed: status takes over where Argo stood (takeover.ts), then each orphan gets
+ * our controller reference (and our revision annotation, continuing Argo's number); the strategy
  * plans from the next pass on. When taking over is not safe, nothing is adopted, created or
  * deleted: the `Adopted` condition and an event say why (a ReplicaSet still Argo's, an Argo
  * Experiment, no ReplicaSet with the Rollout's template, a stable that is gone). Pure.
@@ -78,9 +78,12 @@ export function planAdoption(o: Observed, stepsHash?: string): Plan | undefined 
     message,
     ok: true,
   });
-  const writes: Write[] = orphans.map((rs) => adoptWrite(o, rs));
-  writes.push({ kind: 'applyStatus', status }, normal(Reason.ReplicaSetsAdopted, message));
-  return { writes };
+  // Status first: should an adoption fail half-way, the next pass adopts the rest from the
+  // status taken over, rather than a strategy planning from a status that never was.
+  const adopt = orphans.map((rs) => adoptWrite(o, rs));
+  const event = normal(Reason.ReplicaSetsAdopted, message);
+  if (sameStatus(status, o.rollout.status ?? {})) return { writes: [...adopt, event] };
+  return { writes: [{ kind: 'applyStatus', status }, ...adopt, event] };
 }
 
 function held(list: readonly HeldBy[]): string {

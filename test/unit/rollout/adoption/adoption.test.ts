@@ -68,7 +68,7 @@ describe('adopting Argo’s ReplicaSets', () => {
     const first = s.pass();
     assert.deepEqual(
       first.writes.map((w) => w.kind),
-      ['adoptReplicaSet', 'adoptReplicaSet', 'adoptReplicaSet', 'applyStatus', 'event'],
+      ['applyStatus', 'adoptReplicaSet', 'adoptReplicaSet', 'adoptReplicaSet', 'event'],
     );
     assert.equal(s.unclaimed.size, 0);
     s.run();
@@ -165,8 +165,8 @@ describe('adopting Argo’s ReplicaSets', () => {
     assert.deepEqual(
       s.log.map((w) => (w.kind === 'event' ? w.reason : w.kind)),
       [
-        'adoptReplicaSet',
         'applyStatus',
+        'adoptReplicaSet',
         'ReplicaSetsAdopted',
         'applyService',
         'applyService',
@@ -178,6 +178,30 @@ describe('adopting Argo’s ReplicaSets', () => {
       [POD_TEMPLATE_HASH_LABEL]: ARGO_STABLE,
     });
     assert.equal(s.pass().writes.length, 0);
+  });
+
+  it('an adoption that fails half-way goes on from the status taken over, not from step 0', () => {
+    const s = midCanary({ status: argoPausedStatus(PAUSED_AT) });
+    const first = s.pass().writes;
+    // The API server took the status and one ReplicaSet, then refused the rest (a stale version).
+    const refused = first.filter((w) => w.kind === 'adoptReplicaSet').slice(1);
+    for (const w of refused) {
+      const name = w.kind === 'adoptReplicaSet' ? (w.body.metadata?.name ?? '') : '';
+      const rs = s.replicaSets.get(name);
+      s.replicaSets.delete(name);
+      if (rs)
+        s.unclaimed.set(name, { ...rs, metadata: { ...rs.metadata, ownerReferences: undefined } });
+    }
+    assert.equal(s.unclaimed.size, 2);
+    const again = s.pass().writes;
+    assert.equal(again.filter((w) => w.kind === 'adoptReplicaSet').length, 2);
+    s.run();
+    assert.equal(s.rollout.status?.currentStepIndex, 1);
+    assert.deepEqual(s.replicaCounts(), {
+      [`web-${ARGO_STABLE}`]: 3,
+      [`web-${ARGO_CANARY}`]: 1,
+      'web-a1b2c3d4e': 0,
+    });
   });
 
   it('Argo’s scale-down deadline on an old ReplicaSet becomes ours', () => {
