@@ -19,7 +19,7 @@ import {
 } from '../../api/index.ts';
 import type { ReplicaSet, RolloutStatus } from '../../api/index.ts';
 import { controllerOwnerReference } from '../../api/owner-reference.ts';
-import { setCondition } from '../conditions.ts';
+import { removeCondition, setCondition } from '../conditions.ts';
 import { normal, warning } from '../events.ts';
 import { revisionOf } from '../replicasets.ts';
 import { sameStatus } from '../same-status.ts';
@@ -40,7 +40,9 @@ export function planAdoption(o: Observed, stepsHash?: string): Plan | undefined 
   const orphans = [...claims.orphans].sort(
     (a, b) => revisionOf(argoRevision(a)) - revisionOf(argoRevision(b)),
   );
-  if (orphans.length + heldByArgoRollouts.length + heldByArgoOthers.length === 0) return undefined;
+  if (orphans.length + heldByArgoRollouts.length + heldByArgoOthers.length === 0) {
+    return refusalOutlived(o);
+  }
   if (heldByArgoOthers.length > 0) {
     return refuse(o, {
       reason: Reason.ArgoFeatureUnsupported,
@@ -175,6 +177,21 @@ function withCondition(
     new Date(o.now).toISOString(),
   );
   return { ...status, conditions: [...conditions] };
+}
+
+/** A refusal whose ReplicaSets are gone (deleted, not adopted) no longer says anything true:
+ *  it is taken off, with the Degraded it set, and the strategy plans from the next pass on. */
+function refusalOutlived(o: Observed): Plan | undefined {
+  const prev = o.rollout.status ?? {};
+  const refusal = prev.conditions?.find((c) => c.type === ConditionType.Adopted);
+  if (refusal?.status !== 'False') return undefined;
+  const status = {
+    ...prev,
+    phase: undefined,
+    message: undefined,
+    conditions: [...removeCondition(prev.conditions ?? [], ConditionType.Adopted)],
+  };
+  return { writes: [{ kind: 'applyStatus', status }] };
 }
 
 /** Nothing adopted, created or deleted: the condition and an event say why, once. */

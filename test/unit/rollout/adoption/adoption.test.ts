@@ -300,6 +300,20 @@ describe('refusing to adopt: nothing adopted, created or deleted, and the condit
     refusal(s, 'StableReplicaSetMissing', /status\.stableRS gone12345/);
   });
 
+  it('a refusal whose ReplicaSets are deleted instead is taken off; the strategy then plans', () => {
+    const s = midCanary({ holder: 'argo-rollout' });
+    s.pass();
+    assert.equal(adopted(s)?.status, 'False');
+    s.unclaimed.clear();
+    assert.deepEqual(
+      s.pass().writes.map((w) => w.kind),
+      ['applyStatus'],
+    );
+    assert.equal(adopted(s), undefined);
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Healthy', 'a first deploy of its own');
+  });
+
   it('once Argo lets go (the orphaning delete), the same Rollout adopts', () => {
     const s = midCanary({ holder: 'argo-rollout', status: argoPausedStatus(PAUSED_AT) });
     s.pass();
