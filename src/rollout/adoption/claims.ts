@@ -24,11 +24,15 @@ export interface Claims {
 const groupOf = (apiVersion: string): string =>
   apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
 
+/** Sorted by name, so what a refusal says does not change with the cache's order. */
 export function sortClaims(unclaimed: readonly ReplicaSet[]): Claims {
   const orphans: ReplicaSet[] = [];
   const heldByArgoRollouts: HeldBy[] = [];
   const heldByArgoOthers: HeldBy[] = [];
-  for (const rs of unclaimed) {
+  const byName = [...unclaimed].sort((a, b) =>
+    (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  );
+  for (const rs of byName) {
     if (rs.metadata?.deletionTimestamp) continue;
     const owner = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
     if (owner === undefined) {

@@ -264,7 +264,7 @@ describe('refusing to adopt: nothing adopted, created or deleted, and the condit
     refusal(
       midCanary({ holder: 'argo-rollout' }),
       'ArgoRolloutStillOwns',
-      /ReplicaSets web-a1b2c3d4e, web-5d8f7c9b4, web-7b9c6d4f8 controlled by argoproj.io Rollout web.*--cascade=orphan/,
+      /ReplicaSets web-5d8f7c9b4, web-7b9c6d4f8, web-a1b2c3d4e controlled by argoproj.io Rollout web.*--cascade=orphan/,
     );
   });
 
