@@ -170,13 +170,18 @@ export function pinServices(
     ...moves.filter((m) => userFacing(m.role) && sharedTarget(m.change.to)),
     ...moves.filter((m) => !(userFacing(m.role) && sharedTarget(m.change.to))),
   ];
-  const services = ordered.flatMap(({ name, change }): Write[] => [
-    { kind: 'applyService', body: change.body },
-    normal(
-      Reason.SwitchService,
-      `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
-    ),
-  ]);
+  const services = ordered.flatMap(({ name, change }): Write[] => {
+    const apply: Write = { kind: 'applyService', body: change.body };
+    // Only our mark is added (a Service Argo pinned, taken over): no switch to report.
+    if (change.from === change.to) return [apply];
+    return [
+      apply,
+      normal(
+        Reason.SwitchService,
+        `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
+      ),
+    ];
+  });
   return { writes: { services } };
 }
 
