@@ -37,7 +37,11 @@ beat=$!
 trap 'kill $beat 2>/dev/null || true' EXIT
 
 say "building rollouts-controller from $ARGO_MODULE@$ARGO_VERSION"
-ldflags="-s -w -X $ARGO_MODULE/utils/version.version=$ARGO_VERSION -X $ARGO_MODULE/utils/version.gitTreeState=clean"
+# Argo's Makefile stamps the version the same way; a tag and a commit make --version print the tag.
+ldflags="-s -w"
+for v in "version=${ARGO_VERSION#v}" "gitTag=$ARGO_VERSION" "gitCommit=$ARGO_VERSION" gitTreeState=clean; do
+  ldflags+=" -X $ARGO_MODULE/utils/version.$v"
+done
 (cd "$here" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -ldflags "$ldflags" \
   -o "$out/rollouts-controller.tmp" "$ARGO_MODULE/cmd/rollouts-controller")
 mv "$out/rollouts-controller.tmp" "$out/rollouts-controller"
