@@ -88,3 +88,14 @@ export const NOTIFY_ON_ANNOTATION = `${notificationsPrefix}on`;
 
 /** The node label blue-green's anti-affinity spreads by. */
 export const HOSTNAME_TOPOLOGY_KEY = 'kubernetes.io/hostname';
+
+/**
+ * Argo Rollouts' own names, read (never written) when a Stepwise Rollout adopts what Argo's
+ * controller left running (src/rollout/adoption/) and by `kubectl stepwise migrate`.
+ */
+export const ARGO_GROUP = 'argoproj.io';
+export const ARGO_API_VERSION = `${ARGO_GROUP}/v1alpha1`;
+/** On Argo's ReplicaSets: the Rollout revision of their template (ours continues from it). */
+export const ARGO_REVISION_ANNOTATION = 'rollout.argoproj.io/revision';
+/** On Argo's old ReplicaSets: when Argo would have scaled them down (RFC 3339). */
+export const ARGO_SCALE_DOWN_DEADLINE_ANNOTATION = 'scale-down-deadline';

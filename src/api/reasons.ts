@@ -10,6 +10,8 @@ export const ConditionType = {
   InvalidSpec: 'InvalidSpec',
   Completed: 'Completed',
   ReplicaFailure: 'ReplicaFailure',
+  /** Ours: whether the ReplicaSets Argo Rollouts left running were taken over (adoption/). */
+  Adopted: 'Adopted',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -66,6 +68,16 @@ export const Reason = {
   NotificationTargetRefused: 'NotificationTargetRefused',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
+  // Ours: taking over what Argo Rollouts left running (src/rollout/adoption/).
+  ReplicaSetsAdopted: 'ReplicaSetsAdopted',
+  /** A ReplicaSet the Rollout selects is still controlled by an Argo Rollout. */
+  ArgoRolloutStillOwns: 'ArgoRolloutStillOwns',
+  /** A ReplicaSet the Rollout selects belongs to an Argo feature Stepwise lacks (Experiment). */
+  ArgoFeatureUnsupported: 'ArgoFeatureUnsupported',
+  /** No live ReplicaSet runs the Rollout's template. */
+  NoMatchingReplicaSet: 'NoMatchingReplicaSet',
+  /** The stable ReplicaSet the handed-over status names is not among the live ones. */
+  StableReplicaSetMissing: 'StableReplicaSetMissing',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

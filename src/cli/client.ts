@@ -16,6 +16,7 @@ import {
 import type { Rollout } from '../api/rollout.ts';
 import { CliError, httpStatusOf, toCliError, type RequestContext } from './errors.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
+import { migrateCalls, type MigrateCalls } from './migrate-client.ts';
 import { checkName } from './names.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
 
@@ -56,7 +57,7 @@ export interface WatchStream {
 
 export type WatchHandler = (type: string, object: unknown) => void;
 
-export interface KubeClient {
+export interface KubeClient extends MigrateCalls {
   /** https://127.0.0.1:PORT */
   readonly server: string;
   /** -n, else the context's namespace, else `default` */
@@ -235,6 +236,7 @@ export async function connect(
             Array.isArray(body) ? jsonPatch : mergePatch,
           )) as Rollout,
       ),
+    ...migrateCalls(k8s, custom, call),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({

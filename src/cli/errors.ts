@@ -22,7 +22,7 @@ export class CliError extends Error {
 export interface RequestContext {
   /** https://127.0.0.1:6443 */
   readonly server: string;
-  readonly verb: 'get' | 'list' | 'watch' | 'patch' | 'create';
+  readonly verb: 'get' | 'list' | 'watch' | 'patch' | 'create' | 'delete';
   /** `rollouts`, `rollouts/status`, `replicasets`, `pods` */
   readonly resource: string;
   /** undefined: all namespaces */

@@ -7,6 +7,7 @@ import type { Act } from './commands/common.ts';
 import { registerGet } from './commands/get.ts';
 import { registerList } from './commands/list.ts';
 import { registerLint } from './commands/lint.ts';
+import { registerMigrate } from './commands/migrate.ts';
 import { registerPromote } from './commands/promote.ts';
 import { registerAbort } from './commands/abort.ts';
 import { registerApprove } from './commands/approve.ts';
@@ -67,6 +68,7 @@ Examples:
   kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked
   kubectl stepwise restart web                 replace every pod, within maxUnavailable
   kubectl stepwise lint deploy/*.yaml          (CI) check manifests offline, exit 1 on problems
+  kubectl stepwise migrate web -o gitops/ --adopt   take over Argo's Rollout web, pods untouched
   kubectl stepwise list rollouts -o yaml       the objects as the API server returns them
 
   Without GitOps only (they write spec.template, which Git owns):
@@ -86,6 +88,7 @@ Examples:
     registerSet,
     registerStatus,
     registerLint,
+    registerMigrate,
     registerCompletion,
     registerVersion,
   ]) {

@@ -19,7 +19,8 @@ import type {
   RolloutApproval,
   Service,
 } from '../api/index.ts';
-import { ownerIndex } from '../kube/index.ts';
+import { selectorMatches } from '../api/selector.ts';
+import { ownerIndex, ownerKey } from '../kube/index.ts';
 import type { Cache, GroupKind, IndexFunc } from '../kube/index.ts';
 import { rolloutAnalyses } from '../api/rollout-rules.ts';
 import { servicesOf } from '../rollout/index.ts';
@@ -43,10 +44,24 @@ const CLUSTER_SCOPE = 'cluster:';
 
 export const ROLLOUT: GroupKind = { group: GROUP, kind: ROLLOUT_KIND };
 
+/** ReplicaSets no Stepwise Rollout controls (Argo's, orphaned or not), by namespace. */
+const UNCLAIMED = 'unclaimed';
+/** Rollouts by namespace, for the ReplicaSets their selectors may adopt. */
+export const BY_ROLLOUT_NAMESPACE = 'byRolloutNamespace';
+
 /** ReplicaSets by the `namespace/name` of the Rollout that controls them. */
 export const replicaSetIndexers: Readonly<Record<string, IndexFunc<ReplicaSet>>> = {
   [BY_OWNER]: ownerIndex(ROLLOUT),
+  [UNCLAIMED]: (rs) =>
+    ownerKey(rs, ROLLOUT) === undefined && rs.metadata?.namespace ? [rs.metadata.namespace] : [],
 };
+
+/** Unclaimed ReplicaSets of the Rollout's namespace whose labels its selector matches. */
+export function unclaimedBy(replicaSets: Cache<ReplicaSet>, rollout: Rollout): ReplicaSet[] {
+  return replicaSets
+    .byIndex(UNCLAIMED, rollout.metadata.namespace ?? '')
+    .filter((rs) => selectorMatches(rollout.spec.selector, rs.metadata?.labels ?? {}));
+}
 
 /** Pods by `namespace/hash`: a Rollout's pods are those of its ReplicaSets' hashes. */
 export const podIndexers: Readonly<Record<string, IndexFunc<Pod>>> = {
@@ -61,6 +76,7 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
   [BY_SERVICE]: (r) => servicesOf(r).map((s) => `${r.metadata?.namespace ?? ''}/${s.name}`),
   [BY_TEMPLATE]: (r) => templateRefs(r),
   [BY_TRAFFIC_OBJECT]: (r) => trafficRefKeys(r),
+  [BY_ROLLOUT_NAMESPACE]: (r) => [r.metadata?.namespace ?? ''],
 };
 
 /** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */
@@ -129,6 +145,7 @@ export function rolloutCache(stores: Stores): RolloutCache {
         BY_OWNER,
         `${rollout.metadata.namespace}/${rollout.metadata.name}`,
       ),
+    unclaimedReplicaSetsOf: (rollout) => unclaimedBy(stores.replicaSets, rollout),
     podsOf: (replicaSets) =>
       replicaSets.flatMap((rs) => {
         const hash = rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];

@@ -31,6 +31,9 @@ import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-s
 export interface RolloutCache {
   rollout(key: Key): Rollout | undefined;
   replicaSetsOf(rollout: Rollout): ReplicaSet[];
+  /** ReplicaSets the Rollout's selector matches that no Stepwise Rollout controls (absent: not
+   *  indexed; adoption is then never planned). */
+  unclaimedReplicaSetsOf?(rollout: Rollout): ReplicaSet[];
   podsOf(replicaSets: readonly ReplicaSet[]): Pod[];
   service(namespace: string, name: string): Service | undefined;
   /** Services marked as managed by the Rollout of this key, existing or not (absent: not
@@ -148,8 +151,9 @@ export class RolloutReconciler implements Reconciler {
       return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     }
     const replicaSets = cache.replicaSetsOf(rollout);
-    // Same for ReplicaSets we scaled: a stale one would be scaled (and reported) twice.
-    for (const rs of replicaSets) {
+    const unclaimed = cache.unclaimedReplicaSetsOf?.(rollout) ?? [];
+    // Same for ReplicaSets we scaled or adopted: a stale one would be written twice.
+    for (const rs of [...replicaSets, ...unclaimed]) {
       const rsKey = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
       if (this.#replicaSetWrites.stale(rsKey, rs.metadata?.resourceVersion)) {
         return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
@@ -183,6 +187,7 @@ export class RolloutReconciler implements Reconciler {
     const observed: Observed = {
       rollout,
       replicaSets,
+      ...(unclaimed.length === 0 ? {} : { unclaimedReplicaSets: unclaimed }),
       pods: cache.podsOf(replicaSets),
       services,
       analysisRuns: cache.analysisRunsOf?.(rollout) ?? [],
@@ -194,7 +199,14 @@ export class RolloutReconciler implements Reconciler {
       now,
     };
     const result = planner(observed);
-    const pass = { rollout, key, replicaSets, services, traffic, now };
+    const pass = {
+      rollout,
+      key,
+      replicaSets: [...replicaSets, ...unclaimed],
+      services,
+      traffic,
+      now,
+    };
     const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
@@ -227,7 +239,7 @@ export class RolloutReconciler implements Reconciler {
         if (refusal === undefined) throw err;
         return { refusal };
       }
-      if (write.kind === 'applyReplicaSet')
+      if (write.kind === 'applyReplicaSet' || write.kind === 'adoptReplicaSet')
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
       if (write.kind === 'applyService') this.#noteServiceWrite(pass.services, write.body, written);
       if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
@@ -279,6 +291,11 @@ export class RolloutReconciler implements Reconciler {
     const name = rollout.metadata.name ?? '';
     switch (w.kind) {
       case 'applyReplicaSet': {
+        const written = await api.apply(w.body as ReplicaSet & { metadata: object });
+        return written.metadata?.resourceVersion;
+      }
+      case 'adoptReplicaSet': {
+        // Forced (the controller reference Argo held is gone), but only over the version seen.
         const written = await api.apply(w.body as ReplicaSet & { metadata: object });
         return written.metadata?.resourceVersion;
       }

@@ -14,9 +14,11 @@ import type {
   RolloutApproval,
   Service,
 } from '../api/index.ts';
+import { selectorMatches } from '../api/selector.ts';
 import { namespacedKey, ownerKey } from '../kube/index.ts';
 import type { Cache, GroupKind, KubeObject } from '../kube/index.ts';
 import {
+  BY_ROLLOUT_NAMESPACE,
   BY_SERVICE,
   BY_TEMPLATE,
   BY_TRAFFIC_OBJECT,
@@ -65,6 +67,7 @@ export function rolloutWatches(
   return [
     watch('Rollout', s.rollouts, anyChange, itself),
     watch('ReplicaSet', s.replicaSets, anyChange, ownerRollout),
+    watch('ReplicaSet', s.replicaSets, anyChange, adoptingRollouts(s)),
     watch('Pod', s.pods, anyChange, podsRollout(s)),
     watch('Service', s.services, anyChange, namingService(s)),
     watchChanges('traffic object', onTrafficChange, routingThrough(s)),
@@ -105,6 +108,19 @@ export function podsRollout(stores: Stores): KeyMapping<Pod> {
     const rsKey = ownerKey(pod, REPLICA_SET);
     const rs = rsKey === undefined ? undefined : stores.replicaSets.get(rsKey);
     return [rs === undefined ? undefined : ownerKey(rs, ROLLOUT)];
+  });
+}
+
+/** An unclaimed ReplicaSet's Rollouts: those of its namespace whose selector matches it, so an
+ *  orphan (Argo's, let go) is adopted as soon as it appears. */
+export function adoptingRollouts(stores: Stores): KeyMapping<ReplicaSet> {
+  return mapping('Rollouts that may adopt it', (rs) => {
+    if (ownerKey(rs, ROLLOUT) !== undefined) return [];
+    const labels = rs.metadata?.labels ?? {};
+    return stores.rollouts
+      .byIndex(BY_ROLLOUT_NAMESPACE, rs.metadata?.namespace ?? '')
+      .filter((r) => selectorMatches(r.spec.selector, labels))
+      .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
   });
 }
 

@@ -13,6 +13,7 @@ import { approvalPeopleProblems } from './approval-people.ts';
 import { releaseServices } from './child-writes.ts';
 import { setCondition } from './conditions.ts';
 import { orderWrites, requeueAfter } from './order.ts';
+import { PRE_PASSES } from './passes.ts';
 import { sameStatus } from './same-status.ts';
 import { STRATEGIES, strategyOf } from './strategies.ts';
 import type { StrategyTable } from './strategies.ts';
@@ -41,6 +42,10 @@ export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan 
   if (problems.length > 0) return planInvalid(o, problems);
   // Validation requires a strategy; this only guards a table that lacks the one the spec names.
   if (strategy === undefined) return planInvalid(o, ['spec.strategy: must set a strategy']);
+  for (const prePass of PRE_PASSES) {
+    const taken = prePass(o, strategy);
+    if (taken !== undefined) return taken;
+  }
   const planned = strategy.plan(o);
   const { status } = planned;
   const fragments = [...planned.fragments, releaseServices(o)];

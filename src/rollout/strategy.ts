@@ -26,4 +26,6 @@ export interface Strategy {
   observedProblems(o: Observed): readonly string[];
   /** One pass; called only for a valid spec. */
   plan(o: Observed): StrategyPlan;
+  /** The hash of its steps as status records it (`currentStepHash`); absent: no steps. */
+  stepsHash?(rollout: Rollout): string;
 }

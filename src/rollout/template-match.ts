@@ -8,7 +8,7 @@
  */
 import { HOSTNAME_TOPOLOGY_KEY, POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
 import type { PodMetadata, PodSpec, PodTemplateSpec, ReplicaSet, Rollout } from '../api/index.ts';
-import { canonicalJson } from '../api/canonical-json.ts';
+import { sameTemplate } from './template-defaults.ts';
 
 type Meta = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
@@ -74,16 +74,16 @@ function withoutAntiAffinityTerm(spec: PodSpec): PodSpec {
 }
 
 /** The live ReplicaSet whose template is the Rollout's (once the controller's additions are
- *  taken off), when none carries the template's hash. */
+ *  taken off, and up to the API server's defaults: Argo's ReplicaSets and undone templates),
+ *  when none carries the template's hash. */
 export function replicaSetOfTemplate(
   replicaSets: readonly ReplicaSet[],
   rollout: Rollout,
 ): ReplicaSet | undefined {
-  const want = canonicalJson(rollout.spec.template);
   return replicaSets.find(
     (rs) =>
       !rs.metadata?.deletionTimestamp &&
       rs.spec?.template !== undefined &&
-      canonicalJson(declaredTemplate(rollout, rs.spec.template)) === want,
+      sameTemplate(rollout.spec.template, declaredTemplate(rollout, rs.spec.template)),
   );
 }

@@ -25,6 +25,10 @@ export interface Observed {
   readonly rollout: Rollout;
   /** ReplicaSets whose controller owner is this Rollout. */
   readonly replicaSets: readonly ReplicaSet[];
+  /** ReplicaSets of the Rollout's namespace that its selector matches and no Stepwise Rollout
+   *  controls: what Argo Rollouts left running, orphaned or still Argo's (adoption/). Absent:
+   *  none. */
+  readonly unclaimedReplicaSets?: readonly ReplicaSet[];
   /** Pods of those ReplicaSets (used for restartAt and ephemeral metadata). */
   readonly pods: readonly Pod[];
   /** The Services the Rollout names (servicesOf: canary and stable), by name; absent when not
@@ -52,6 +56,9 @@ export type Write =
   /** Server-side apply of a whole ReplicaSet we own (create or update). */
   | { readonly kind: 'applyReplicaSet'; readonly body: ReplicaSet; readonly reason: string }
   | { readonly kind: 'deleteReplicaSet'; readonly name: string }
+  /** Server-side apply of our controller reference (and revision) onto an orphaned ReplicaSet,
+   *  with its resourceVersion as precondition; its pods are untouched. */
+  | { readonly kind: 'adoptReplicaSet'; readonly body: ReplicaSet }
   /** Server-side apply of the fields we own on the user's Service (its selector's hash). */
   | { readonly kind: 'applyService'; readonly body: Service }
   /** Bring the traffic router's objects to this state (the shell's router builds the bodies). */

@@ -196,13 +196,15 @@ test('deploy/ holds what a user applies: no code', () => {
   );
 });
 
-test('a strategy folder under src/rollout/ is imported only by the dispatch table and the public surface, through its index.ts', () => {
+test('a strategy (or pre-pass) folder under src/rollout/ is imported only by the dispatch tables and the public surface, through its index.ts', () => {
   const ROLLOUT = join(SRC, 'rollout');
   const folders = readdirSync(ROLLOUT)
     .map((name) => join(ROLLOUT, name))
     .filter((path) => statSync(path).isDirectory());
   assert.ok(folders.includes(join(ROLLOUT, 'canary')), 'the canary is a strategy folder');
-  const importers = new Set([join(ROLLOUT, 'strategies.ts'), join(ROLLOUT, 'index.ts')]);
+  const importers = new Set(
+    ['strategies.ts', 'passes.ts', 'index.ts'].map((name) => join(ROLLOUT, name)),
+  );
   const problems: string[] = [];
   for (const file of files(SRC)) {
     for (const spec of imports(file)) {

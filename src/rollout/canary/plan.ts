@@ -46,6 +46,7 @@ export const canaryStrategy: Strategy = {
   // The router's objects (missing route, backends not found, claimed by another Rollout).
   observedProblems: (o) => [...(routed(canaryOf(o.rollout)) ? (o.traffic?.problems ?? []) : [])],
   plan: planCanary,
+  stepsHash: (rollout) => stepsHash(canaryOf(rollout).steps ?? []),
 };
 
 function canaryOf(rollout: Rollout): CanaryStrategy {
