@@ -1,22 +1,38 @@
-// Taking over from the real Argo Rollouts controller (issue 22 items 8 and 9): Argo, built from
+// Taking over from the real Argo Rollouts controller (issue 22 items 8 and 9). Argo, built from
 // its Go module (test/cluster/argo/), walks Rollouts in this file's namespace to the states a
-// takeover must keep; then it is stopped and the live objects are what Stepwise inherits. The
-// same objects, trimmed, are test/fixtures/argo/*.json: each run checks that Argo still writes
-// those shapes (STEPWISE_RECORD_ARGO_FIXTURES=1 records them again).
+// takeover must keep (support/argo-scenarios.ts). While it runs, a Stepwise Rollout converted from
+// one of them is refused: two controllers would claim it. Then Argo is stopped; its objects are
+// checked against test/fixtures/argo/*.json (STEPWISE_RECORD_ARGO_FIXTURES=1 records them again),
+// and `kubectl stepwise migrate --adopt` hands each Rollout to Stepwise: no pod created or
+// deleted, Service selectors byte-identical, the same step; promote goes on with Argo's math.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { load } from 'js-yaml';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
-import { ARGO_API, startArgo } from './support/argo.ts';
+import { startArgo } from './support/argo.ts';
 import type { ArgoController } from './support/argo.ts';
 import { RECORD_ENV, readFixture, shape, snapshot, writeFixture } from './support/argo-fixtures.ts';
 import {
-  createService,
+  blueGreenBeforeSwitch,
+  canaryCompleted,
+  canaryFirstVersion,
+  canaryToFirstPause,
+  waitForArgo,
+} from './support/argo-scenarios.ts';
+import type { ArgoLeft } from './support/argo-scenarios.ts';
+import { startController } from './support/controller.ts';
+import type { ControllerProcess } from './support/controller.ts';
+import { plugin } from './support/plugin.ts';
+import {
+  createRollout,
   getService,
   http,
+  installCrds,
   replicaSets,
-  rolloutBody,
-  waitFor,
+  split,
+  waitForEvents,
+  waitForRollout,
 } from './support/rollouts.ts';
 
 const HASH = 'rollouts-pod-template-hash';
@@ -25,64 +41,67 @@ const recording = process.env[RECORD_ENV] === '1';
 // At the top level, so that the namespace lives as long as the file (in a hook, until its end).
 const ns = await testNamespace('argo-takeover');
 let argo: ArgoController;
+let stepwise: ControllerProcess;
+/** What Argo left of each Rollout (filled in by `before`). */
+const left: Record<'canary' | 'steady' | 'bluegreen' | 'held', ArgoLeft> = {
+  canary: { stable: '', current: '' },
+  steady: { stable: '', current: '' },
+  bluegreen: { stable: '', current: '' },
+  held: { stable: '', current: '' },
+};
 
 before(async () => {
-  argo = await startArgo(ns);
+  await installCrds();
+  [argo, stepwise] = await Promise.all([
+    startArgo(ns),
+    startController({ args: ['--leader-elect=false', `--namespace=${ns}`] }),
+  ]);
+  [left.canary, left.steady, left.bluegreen, left.held] = await Promise.all([
+    canaryToFirstPause(ns),
+    canaryCompleted(ns),
+    blueGreenBeforeSwitch(ns),
+    canaryFirstVersion(ns, 'held'),
+  ]);
 });
-after(() => argo.stop());
+after(async () => {
+  await Promise.all([argo.stop(), stepwise.kill()]);
+});
 
-/** An argoproj.io Rollout: image `registry.invalid/app:1`, the given strategy and replicas. */
-function argoRollout(name: string, strategy: Rollout['spec']['strategy'], replicas = 4): Rollout {
-  return { ...rolloutBody(name, { strategy, replicas }), apiVersion: 'argoproj.io/v1alpha1' };
+interface PodLike {
+  metadata: { uid: string; deletionTimestamp?: string };
 }
 
-async function createArgoRollout(body: Rollout): Promise<void> {
-  await http.json('POST', `${ARGO_API}/namespaces/${ns}/rollouts`, body);
-}
-
-async function setArgoImage(name: string, image: string): Promise<void> {
-  await http.json(
-    'PATCH',
-    `${ARGO_API}/namespaces/${ns}/rollouts/${name}?fieldManager=kubectl`,
-    {
-      spec: {
-        template: { spec: { containers: [{ name: 'app', image: `registry.invalid/${image}` }] } },
-      },
-    },
-    'application/merge-patch+json',
+/** The UIDs of the live pods of app `app`, sorted. */
+async function podUids(app: string): Promise<string[]> {
+  const list = await http.json<{ items: PodLike[] }>(
+    'GET',
+    `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`,
   );
+  return list.items
+    .filter((p) => p.metadata.deletionTimestamp === undefined)
+    .map((p) => p.metadata.uid)
+    .sort();
 }
 
-/**
- * Waits until Argo reports `phase` for the latest spec, settled (the condition of the same name
- * True: Argo sets it in a later write than the phase), and `extra` holds.
- */
-function waitForArgo(
-  name: string,
-  what: string,
-  phase: 'Healthy' | 'Paused',
-  extra: (r: Rollout) => boolean = () => true,
-): Promise<Rollout> {
-  return waitFor(
-    `Argo: ${name} ${what}`,
-    `${ARGO_API}/namespaces/${ns}/rollouts`,
-    name,
-    (r: Rollout) =>
-      r.status?.phase === phase &&
-      r.status.observedGeneration === String(r.metadata.generation) &&
-      r.status.conditions?.some((c) => c.type === phase && c.status === 'True') === true &&
-      extra(r),
-  );
+/** The Services' selectors exactly as the API server returns them. */
+async function selectors(...names: string[]): Promise<string> {
+  const all = await Promise.all(names.map(async (n) => (await getService(ns, n)).spec?.selector));
+  return JSON.stringify(all);
 }
 
-/** Waits until Service `name` selects pods of hash `hash` (Argo switches them after status). */
-async function waitForSelector(name: string, hash: string | undefined): Promise<void> {
-  await waitFor(
-    `Service ${name} selecting ${hash}`,
-    `/api/v1/namespaces/${ns}/services`,
-    name,
-    (svc: { spec?: { selector?: Record<string, string> } }) => svc.spec?.selector?.[HASH] === hash,
-  );
+/** The controlling owner of each of the app's ReplicaSets: `apiVersion kind name uid`. */
+async function owners(app: string): Promise<string[]> {
+  return (await replicaSets(ns, app)).map((rs) => {
+    const o = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
+    return `${o?.apiVersion} ${o?.kind} ${o?.name} ${o?.uid}`;
+  });
+}
+
+/** `kubectl stepwise migrate NAME -n NS --adopt`, as README's "Migrating from Argo Rollouts". */
+async function migrateAdopt(name: string): Promise<Rollout> {
+  const run = await plugin(['migrate', name, '-n', ns, '--adopt']);
+  assert.equal(run.code, 0, run.stderr);
+  return http.json<Rollout>('GET', `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/rollouts/${name}`);
 }
 
 /** [spec.replicas, readyReplicas] of the ReplicaSet with pod-template hash `hash`. */
@@ -104,112 +123,30 @@ async function recordOrCompare(scenario: string, name: string): Promise<void> {
     );
 }
 
-/** The Argo Rollouts, as Argo left them before it was stopped (filled in by `before`). */
-const left: Record<'canary' | 'steady' | 'bluegreen', { stable: string; current: string }> = {
-  canary: { stable: '', current: '' },
-  steady: { stable: '', current: '' },
-  bluegreen: { stable: '', current: '' },
-};
-const CANARY_STEPS = [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { pause: {} }];
+describe('while Argo still runs', () => {
+  it('two controllers claiming one Rollout: a Stepwise Rollout converted from a running Argo one adopts nothing, says why, touches no pod; Argo keeps it', async () => {
+    const pods = await podUids('held');
+    const argoOwners = await owners('held');
+    const pinned = await selectors('held-canary', 'held-stable');
+    const converted = await plugin(['migrate', 'held', '-n', ns]);
+    assert.equal(converted.code, 0, converted.stderr);
+    await createRollout(ns, load(converted.stdout) as Rollout);
+    const refused = await waitForRollout(ns, 'held', 'refused', (r) =>
+      (r.status?.conditions ?? []).some(
+        (c) => c.type === 'Adopted' && c.reason === 'ArgoRolloutStillOwns',
+      ),
+    );
+    assert.match(refused.status?.message ?? '', /controlled by argoproj.io Rollout held/);
+    await waitForEvents(ns, ['ArgoRolloutStillOwns']);
+    assert.deepEqual(await owners('held'), argoOwners, "the ReplicaSets stay Argo's, none added");
+    assert.deepEqual(await podUids('held'), pods, 'no pod created or deleted');
+    assert.equal(await selectors('held-canary', 'held-stable'), pinned);
+    await waitForArgo(ns, 'held', 'still Healthy, its own', 'Healthy');
+  });
+});
 
-/** Argo: a canary, first version Healthy, then a second version to its first pause. */
-async function canaryToFirstPause(): Promise<void> {
-  await createService(ns, 'web-canary', 'web');
-  await createService(ns, 'web-stable', 'web');
-  await createArgoRollout(
-    argoRollout('web', {
-      canary: { canaryService: 'web-canary', stableService: 'web-stable', steps: CANARY_STEPS },
-    }),
-  );
-  await waitForArgo('web', 'Healthy', 'Healthy', (r) => r.status?.availableReplicas === 4);
-  await setArgoImage('web', 'app:2');
-  const paused = await waitForArgo(
-    'web',
-    'paused at step 1 with 4 available',
-    'Paused',
-    (r) => r.status?.currentStepIndex === 1 && r.status.availableReplicas === 4,
-  );
-  await waitForSelector('web-canary', paused.status?.currentPodHash);
-  await waitForSelector('web-stable', paused.status?.stableRS);
-  left.canary = {
-    stable: paused.status?.stableRS ?? '',
-    current: paused.status?.currentPodHash ?? '',
-  };
-}
-
-/**
- * Argo: a canary whose second version walks its one step to Healthy, the first ReplicaSet at 0.
- * No pause: a `promote --full` (promoteFull: true on status) sent within a second of Argo's
- * pause was lost about one time in three (Argo v1.9.2 logged no event for it and never went
- * on), and a takeover test must not hang on Argo.
- */
-async function canaryCompleted(): Promise<void> {
-  await createService(ns, 'steady-canary', 'steady');
-  await createService(ns, 'steady-stable', 'steady');
-  await createArgoRollout(
-    argoRollout('steady', {
-      canary: {
-        canaryService: 'steady-canary',
-        stableService: 'steady-stable',
-        steps: [{ setWeight: 50 }],
-      },
-    }),
-  );
-  await waitForArgo('steady', 'Healthy', 'Healthy', (r) => r.status?.availableReplicas === 4);
-  await setArgoImage('steady', 'app:2');
-  const done = await waitForArgo(
-    'steady',
-    'Healthy on the second version',
-    'Healthy',
-    (r) =>
-      r.status?.stableRS === r.status?.currentPodHash &&
-      r.metadata.annotations?.['rollout.argoproj.io/revision'] === '2' &&
-      r.status?.availableReplicas === 4 &&
-      r.status.replicas === 4,
-  );
-  await waitForSelector('steady-canary', done.status?.stableRS);
-  await waitForSelector('steady-stable', done.status?.stableRS);
-  left.steady = { stable: done.status?.stableRS ?? '', current: done.status?.currentPodHash ?? '' };
-}
-
-/** Argo: a blue-green Rollout (3 replicas, no auto-promotion) paused before its switch. */
-async function blueGreenBeforeSwitch(): Promise<void> {
-  await createService(ns, 'bg-active', 'bg');
-  await createService(ns, 'bg-preview', 'bg');
-  await createArgoRollout(
-    argoRollout(
-      'bg',
-      {
-        blueGreen: {
-          activeService: 'bg-active',
-          previewService: 'bg-preview',
-          autoPromotionEnabled: false,
-        },
-      },
-      3,
-    ),
-  );
-  await waitForArgo('bg', 'Healthy', 'Healthy', (r) => r.status?.availableReplicas === 3);
-  await setArgoImage('bg', 'app:2');
-  const paused = await waitForArgo(
-    'bg',
-    'paused before the switch with the preview up',
-    'Paused',
-    (r) =>
-      (r.status?.pauseConditions ?? []).some((c) => c.reason === 'BlueGreenPause') &&
-      r.status?.availableReplicas === 3,
-  );
-  await waitForSelector('bg-preview', paused.status?.currentPodHash);
-  await waitForSelector('bg-active', paused.status?.stableRS);
-  left.bluegreen = {
-    stable: paused.status?.stableRS ?? '',
-    current: paused.status?.currentPodHash ?? '',
-  };
-}
-
-describe('what Argo Rollouts leaves: the real controller walks three Rollouts, then is stopped', () => {
+describe('what Argo Rollouts leaves: the real controller walked them, then was stopped', () => {
   before(async () => {
-    await Promise.all([canaryToFirstPause(), canaryCompleted(), blueGreenBeforeSwitch()]);
     assert.equal(await argo.stop(), 0, 'Argo shuts down cleanly on SIGTERM');
   });
 
@@ -242,5 +179,93 @@ describe('what Argo Rollouts leaves: the real controller walks three Rollouts, t
     assert.equal((await getService(ns, 'bg-active')).spec?.selector?.[HASH], stable);
     assert.equal((await getService(ns, 'bg-preview')).spec?.selector?.[HASH], current);
     await recordOrCompare('bluegreen-paused', 'bg');
+  });
+});
+
+describe('Stepwise takes over what Argo left (kubectl stepwise migrate --adopt)', () => {
+  it("the canary paused at step 1: 0 pods created or deleted, ReplicaSets ours, selectors byte-identical, Paused at step 1 within 5 s; promote goes on with Argo's math to Healthy", async () => {
+    const { stable, current } = left.canary;
+    const pods = await podUids('web');
+    const pinned = await selectors('web-canary', 'web-stable');
+    const ro = await migrateAdopt('web');
+    const paused = await waitForRollout(
+      ns,
+      'web',
+      'Paused at step 1',
+      (r) => r.status?.phase === 'Paused' && r.status.currentStepIndex === 1,
+      5_000,
+    );
+    assert.deepEqual([paused.status?.stableRS, paused.status?.currentPodHash], [stable, current]);
+    assert.deepEqual(await podUids('web'), pods, 'no pod created or deleted');
+    assert.equal(await selectors('web-canary', 'web-stable'), pinned);
+    const ours = `stepwise.dev/v1alpha1 Rollout web ${ro.metadata.uid}`;
+    assert.deepEqual(await owners('web'), [ours, ours]);
+    assert.deepEqual(await split(ns, paused), [1, 3]);
+
+    assert.equal((await plugin(['promote', 'web', '-n', ns])).code, 0);
+    const at3 = await waitForRollout(
+      ns,
+      'web',
+      'Paused at step 3',
+      (r) => r.status?.phase === 'Paused' && r.status.currentStepIndex === 3,
+    );
+    assert.deepEqual(await split(ns, at3), [2, 2], 'setWeight 50 of 4: 2 and 2');
+    assert.equal((await plugin(['promote', 'web', '-n', ns])).code, 0);
+    const done = await waitForRollout(
+      ns,
+      'web',
+      'Healthy on the new version',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS === current,
+    );
+    assert.deepEqual(await split(ns, done), [0, 4]);
+    assert.equal((await getService(ns, 'web-stable')).spec?.selector?.[HASH], current);
+  });
+
+  it('the Healthy canary: Healthy at once, nothing written but ownership and status (pods, selectors, ReplicaSet specs unchanged)', async () => {
+    const pods = await podUids('steady');
+    const pinned = await selectors('steady-canary', 'steady-stable');
+    const specs = JSON.stringify((await replicaSets(ns, 'steady')).map((rs) => rs.spec));
+    const ro = await migrateAdopt('steady');
+    const healthy = await waitForRollout(
+      ns,
+      'steady',
+      'Healthy',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS === left.steady.stable,
+      5_000,
+    );
+    assert.equal(healthy.status?.currentPodHash, left.steady.stable);
+    assert.deepEqual(await podUids('steady'), pods, 'no pod created or deleted');
+    assert.equal(await selectors('steady-canary', 'steady-stable'), pinned);
+    assert.equal(JSON.stringify((await replicaSets(ns, 'steady')).map((rs) => rs.spec)), specs);
+    const ours = `stepwise.dev/v1alpha1 Rollout steady ${ro.metadata.uid}`;
+    assert.deepEqual(await owners('steady'), [ours, ours]);
+  });
+
+  it('the blue-green paused before its switch: Paused, active and preview selectors byte-identical, no pod touched; promote switches the active Service', async () => {
+    const { stable, current } = left.bluegreen;
+    const pods = await podUids('bg');
+    const pinned = await selectors('bg-active', 'bg-preview');
+    await migrateAdopt('bg');
+    const paused = await waitForRollout(
+      ns,
+      'bg',
+      'Paused before the switch',
+      (r) =>
+        r.status?.phase === 'Paused' &&
+        (r.status.pauseConditions ?? []).some((c) => c.reason === 'BlueGreenPause'),
+      5_000,
+    );
+    assert.deepEqual([paused.status?.stableRS, paused.status?.currentPodHash], [stable, current]);
+    assert.deepEqual(await podUids('bg'), pods, 'no pod created or deleted');
+    assert.equal(await selectors('bg-active', 'bg-preview'), pinned);
+
+    assert.equal((await plugin(['promote', 'bg', '-n', ns])).code, 0);
+    await waitForRollout(
+      ns,
+      'bg',
+      'Healthy on the new version',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS === current,
+    );
+    assert.equal((await getService(ns, 'bg-active')).spec?.selector?.[HASH], current);
   });
 });
