@@ -104,7 +104,7 @@ export async function canaryToFirstPause(ns: string): Promise<ArgoLeft> {
 /**
  * Argo: a canary whose second version walks its one step to Healthy, the first ReplicaSet at 0.
  * No pause: a `promote --full` (promoteFull: true on status) sent within a second of Argo's
- * pause was lost about one time in three (Argo v1.9.2 logged no event for it and never went
+ * pause was lost in about half of the runs (Argo v1.9.2 logged no event for it and never went
  * on), and a takeover test must not hang on Argo.
  */
 export async function canaryCompleted(ns: string): Promise<ArgoLeft> {
