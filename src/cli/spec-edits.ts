@@ -142,7 +142,7 @@ export function parseImageArgs(args: readonly string[]): Map<string, string> | s
  */
 export function decideSetImage(ro: Rollout, images: ReadonlyMap<string, string>): SpecDecision {
   const name = ro.metadata.name ?? '';
-  const spec = (ro.spec.template.spec ?? {}) as Partial<
+  const spec = (ro.spec.template?.spec ?? {}) as Partial<
     Record<(typeof CONTAINER_LISTS)[number], { name: string; image?: string }[]>
   >;
   const all = CONTAINER_LISTS.flatMap((list) =>

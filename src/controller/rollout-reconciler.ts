@@ -7,6 +7,7 @@ import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api
 import type {
   AnalysisRun,
   AnalysisTemplate,
+  Deployment,
   Person,
   Pod,
   ReplicaSet,
@@ -289,6 +290,10 @@ export class RolloutReconciler implements Reconciler {
         const written = await api.apply(w.body as Service & { metadata: object });
         return written.metadata?.resourceVersion;
       }
+      case 'scaleWorkload':
+        // Forced: it must win over a GitOps manager's replicas (argo-rollouts#4935).
+        await api.apply(w.body as Deployment & { metadata: object }, { force: true });
+        return undefined;
       case 'setTraffic':
         // Planned only from an observation, so a view exists.
         if (traffic === undefined) throw new Error(`${rollout.metadata.name}: no traffic router`);

@@ -266,7 +266,7 @@ function imagesOf(ro: Rollout, infos: readonly ReplicaSetInfo[]): ImageInfo[] {
     }
   }
   if (images.size === 0) {
-    for (const c of ro.spec.template.spec?.containers ?? []) {
+    for (const c of ro.spec.template?.spec?.containers ?? []) {
       if (c.image) images.set(c.image, []);
     }
   }
