@@ -26,6 +26,7 @@ import { servicesOf } from '../rollout/index.ts';
 import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
+import { workloadKey, workloadKindKey } from './workload-wiring.ts';
 
 const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
@@ -35,6 +36,8 @@ export const BY_MANAGER = 'byManager';
 export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
 const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
+/** Rollouts by the workload their workloadRef names, and by its kind (workload-wiring.ts). */
+export const BY_WORKLOAD = 'byWorkload';
 const BY_NAMESPACE = 'byNamespace';
 /** RolloutApprovals by the `namespace/name` of the Rollout they name. */
 const BY_ROLLOUT = 'byRollout';
@@ -61,6 +64,12 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
   [BY_SERVICE]: (r) => servicesOf(r).map((s) => `${r.metadata?.namespace ?? ''}/${s.name}`),
   [BY_TEMPLATE]: (r) => templateRefs(r),
   [BY_TRAFFIC_OBJECT]: (r) => trafficRefKeys(r),
+  [BY_WORKLOAD]: (r) => {
+    const ref = r.spec?.workloadRef;
+    if (ref === undefined) return [];
+    const ns = r.metadata?.namespace ?? '';
+    return [workloadKey(ref.kind, ns, ref.name), workloadKindKey(ref.kind)];
+  },
 };
 
 /** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */

@@ -18,8 +18,8 @@ import type {
 } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
-import { plan, releaseService, servicesOf } from '../rollout/index.ts';
-import type { Observed, Plan, Write } from '../rollout/index.ts';
+import { plan, releaseService, resolveWorkload, servicesOf } from '../rollout/index.ts';
+import type { Observed, ObservedWorkload, Plan, Write } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
@@ -27,6 +27,7 @@ import type { Refusal } from '../rollout/progressing.ts';
 import { applyTraffic, observeTraffic } from './traffic-shell.ts';
 import type { TrafficObjectCache, TrafficView } from './traffic-shell.ts';
 import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
+import type { WorkloadReading } from './workload-wiring.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -45,6 +46,8 @@ export interface RolloutCache {
   approvalsOf?(rollout: Rollout): RolloutApproval[];
   /** The traffic routers' objects (absent: traffic routing is not watched). */
   readonly traffic?: TrafficObjectCache;
+  /** What the Rollout's workloadRef names (undefined: it has none; absent: not watched). */
+  workloadOf?(rollout: Rollout): WorkloadReading | undefined;
 }
 
 export interface EventSink {
@@ -86,6 +89,7 @@ interface ShellPass {
   readonly services: ReadonlyMap<string, Service>;
   readonly traffic: TrafficView | undefined;
   readonly now: number;
+  readonly workload: ObservedWorkload | undefined;
 }
 
 /** A cache that has not yet seen our own last status write would plan the same step twice. */
@@ -99,6 +103,8 @@ export class RolloutReconciler implements Reconciler {
   readonly #replicaSetWrites: Expectations<string>;
   /** Services we pinned: a pass on a cache that has not seen the write would pin them again. */
   readonly #serviceWrites: Expectations<string>;
+  /** workloadRef Deployments we scaled, likewise (the scale-down and its event, twice). */
+  readonly #workloadWrites: Expectations<string>;
   /** Rollouts seen deleted whose Services are still to be released. */
   readonly #deleted = new Set<Key>();
   /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
@@ -109,6 +115,7 @@ export class RolloutReconciler implements Reconciler {
     this.#statusWrites = new Expectations(deps.clock);
     this.#replicaSetWrites = new Expectations(deps.clock);
     this.#serviceWrites = new Expectations(deps.clock);
+    this.#workloadWrites = new Expectations(deps.clock);
   }
 
   /** The Rollout informer saw this Rollout deleted: its next pass releases its Services. */
@@ -172,10 +179,26 @@ export class RolloutReconciler implements Reconciler {
         return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
       }
     }
+    const workload = cache.workloadOf?.(rollout);
+    // Its kind's cache is still filling: the sync wakes this Rollout (not found is not unread).
+    if (workload === 'syncing') return {};
+    const referent = workload?.object?.metadata;
+    if (
+      this.#workloadWrites.stale(
+        `${referent?.namespace}/${referent?.name}`,
+        referent?.resourceVersion,
+      )
+    ) {
+      return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
+    // The routers read the Rollout its referent makes (the template's hash); none if unresolved.
+    const resolved = resolveWorkload(rollout, workload);
     const traffic =
-      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic, replicaSets);
+      cache.traffic === undefined || !resolved.ok
+        ? undefined
+        : observeTraffic(resolved.rollout, cache.traffic, replicaSets);
     const requests = cache.approvalsOf?.(rollout) ?? [];
     const screened = this.#deps.screenApprovals?.(requests, now) ?? {
       admitted: requests,
@@ -192,10 +215,11 @@ export class RolloutReconciler implements Reconciler {
       approvals: screened.admitted,
       approvalPeople: this.#deps.approvalPeople ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
+      ...(workload === undefined ? {} : { workload }),
       now,
     };
     const result = planner(observed);
-    const pass = { rollout, key, replicaSets, services, traffic, now };
+    const pass = { rollout, key, replicaSets, services, traffic, now, workload };
     const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
@@ -231,6 +255,7 @@ export class RolloutReconciler implements Reconciler {
       if (write.kind === 'applyReplicaSet')
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
       if (write.kind === 'applyService') this.#noteServiceWrite(pass.services, write.body, written);
+      if (write.kind === 'scaleWorkload') this.#noteWorkloadWrite(pass.workload, written);
       if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
         this.#statusWrites.expect(key, [readVersion], written);
@@ -258,6 +283,14 @@ export class RolloutReconciler implements Reconciler {
     const before = observed.get(name)?.metadata?.resourceVersion;
     if (before !== undefined && written !== undefined && written !== before) {
       this.#serviceWrites.expect(`${body.metadata?.namespace}/${name}`, [before], written);
+    }
+  }
+
+  #noteWorkloadWrite(observed: ObservedWorkload | undefined, written?: string): void {
+    const meta = observed?.object?.metadata;
+    const before = meta?.resourceVersion;
+    if (before !== undefined && written !== undefined && written !== before) {
+      this.#workloadWrites.expect(`${meta?.namespace}/${meta?.name}`, [before], written);
     }
   }
 
@@ -290,10 +323,13 @@ export class RolloutReconciler implements Reconciler {
         const written = await api.apply(w.body as Service & { metadata: object });
         return written.metadata?.resourceVersion;
       }
-      case 'scaleWorkload':
+      case 'scaleWorkload': {
         // Forced: it must win over a GitOps manager's replicas (argo-rollouts#4935).
-        await api.apply(w.body as Deployment & { metadata: object }, { force: true });
-        return undefined;
+        const written = await api.apply(w.body as Deployment & { metadata: object }, {
+          force: true,
+        });
+        return written.metadata?.resourceVersion;
+      }
       case 'setTraffic':
         // Planned only from an observation, so a view exists.
         if (traffic === undefined) throw new Error(`${rollout.metadata.name}: no traffic router`);
