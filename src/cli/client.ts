@@ -13,11 +13,12 @@ import {
   ROLLOUT_PLURAL,
   VERSION,
 } from '../api/keys.ts';
-import type { Rollout } from '../api/rollout.ts';
+import type { Rollout, WorkloadRef } from '../api/rollout.ts';
 import { CliError, httpStatusOf, toCliError, type RequestContext } from './errors.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { checkName } from './names.ts';
-import type { PodLike, ReplicaSetLike } from './render/objects.ts';
+import { workloadCalls } from './workload-client.ts';
+import type { PodLike, ReplicaSetLike, WorkloadLike } from './render/objects.ts';
 
 export interface GlobalOptions {
   kubeconfig?: string | undefined;
@@ -79,6 +80,15 @@ export interface KubeClient {
     name: string,
     patch: object | readonly JsonPatchOp[],
   ): Promise<Rollout>;
+  /** The object a workloadRef names (a Deployment, ReplicaSet or PodTemplate). */
+  getWorkload(namespace: string, ref: WorkloadRef): Promise<WorkloadLike>;
+  /** A JSON patch on it under the plugin's field manager (set image and undo edit its
+   *  template: the Rollout has none of its own). */
+  patchWorkload(
+    namespace: string,
+    ref: WorkloadRef,
+    patch: readonly JsonPatchOp[],
+  ): Promise<WorkloadLike>;
   /** Who the API server says we are (SelfSubjectReview: kubectl auth whoami). */
   whoAmI(): Promise<{ username: string; groups: string[] }>;
   createRolloutApproval(namespace: string, body: RolloutApproval): Promise<RolloutApproval>;
@@ -235,6 +245,7 @@ export async function connect(
             Array.isArray(body) ? jsonPatch : mergePatch,
           )) as Rollout,
       ),
+    ...workloadCalls({ custom, core, jsonPatch, call }),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({

@@ -9,11 +9,11 @@ import type { AnalysisRun } from '../../api/analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, type CliDeps } from '../context.ts';
-import { CliError } from '../errors.ts';
+import { CliError, httpStatusOf } from '../errors.ts';
 import { ansiColor, noColor, wantColor, type Paint } from '../render/color.ts';
 import { renderAnalysisRun } from '../render/analysis.ts';
 import { rolloutInfo } from '../render/info.ts';
-import type { PodLike, ReplicaSetLike } from '../render/objects.ts';
+import type { PodLike, ReplicaSetLike, WorkloadLike } from '../render/objects.ts';
 import { renderRollout } from '../render/tree.ts';
 import { LiveView } from '../terminal.ts';
 import { Mirror, Throttle } from '../watch.ts';
@@ -51,10 +51,11 @@ export async function runGet(
   const selector = POD_TEMPLATE_HASH_LABEL;
   if (!opts.watch) {
     const ro = await client.getRollout(namespace, name);
-    const [rs, pods, runs] = await Promise.all([
+    const [rs, pods, runs, workload] = await Promise.all([
       client.listReplicaSets(namespace, selector),
       client.listPods(namespace, selector),
       client.listAnalysisRuns(namespace),
+      workloadOf(client, namespace, ro),
     ]);
     const info = rolloutInfo(
       sanitised(ro),
@@ -62,11 +63,29 @@ export async function runGet(
       sanitised(pods.items),
       deps.now(),
       sanitised(runs.items),
+      workload === undefined ? undefined : sanitised(workload),
     );
     deps.out.write(renderRollout(info, { paint, now: deps.now() }));
     return 0;
   }
   return watchRollout(deps, client, namespace, name, opts, paint);
+}
+
+/** The object the Rollout's workloadRef names; undefined without one, or when it is not found
+ *  (the header says so). */
+async function workloadOf(
+  client: KubeClient,
+  namespace: string,
+  ro: Rollout,
+): Promise<WorkloadLike | undefined> {
+  const ref = ro.spec.workloadRef;
+  if (ref === undefined) return undefined;
+  try {
+    return await client.getWorkload(namespace, ref);
+  } catch (err) {
+    if (httpStatusOf(err) === 404) return undefined;
+    throw err;
+  }
 }
 
 async function watchRollout(
@@ -77,7 +96,9 @@ async function watchRollout(
   opts: GetOptions,
   paint: Paint,
 ): Promise<number> {
-  await client.getRollout(namespace, name); // the one-line "not found" / "forbidden" errors
+  const first = await client.getRollout(namespace, name); // one-line "not found" / "forbidden"
+  // Read once: the header shows the referenced Deployment as it was when the watch began.
+  const workload = await workloadOf(client, namespace, first);
   const selector = POD_TEMPLATE_HASH_LABEL;
   const view = new LiveView(deps.out);
   let finished = false;
@@ -105,6 +126,7 @@ async function watchRollout(
       sanitised(pods.values),
       now,
       sanitised(runs.values),
+      workload === undefined ? undefined : sanitised(workload),
     );
     const key = renderRollout(info, { now, showAge: false });
     view.update(renderRollout(info, { paint, now }), key);
