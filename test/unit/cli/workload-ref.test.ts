@@ -113,6 +113,20 @@ describe('plugin with a workloadRef', () => {
     assert.equal(api.patches.length, 0);
   });
 
+  it('status waits until the controller has read the Deployment as it is now', async () => {
+    const ro = storedRollout();
+    ro.status = { ...ro.status, phase: 'Healthy', message: '', workloadObservedGeneration: '2' };
+    api.put('rollouts', obj(ro));
+    const stale = await cli(['status', 'web', '--watch', 'false']);
+    assert.equal(
+      stale.out,
+      'Progressing - waiting for the change to Deployment "web-deploy" to be observed\n',
+    );
+    ro.status = { ...ro.status, workloadObservedGeneration: '3' };
+    api.put('rollouts', obj(ro));
+    assert.equal((await cli(['status', 'web', '--watch', 'false'])).out, 'Healthy\n');
+  });
+
   it('get rollout shows the Deployment and its replicas, or that it is not found', async () => {
     const r = await cli(['get', 'rollout', 'web', '--no-color']);
     assert.equal(r.code, 0, r.err);
