@@ -9,9 +9,15 @@
  * our pod-template-hash label): a referenced ReplicaSet is the user's.
  */
 import type { Rollout, WorkloadKind } from '../api/index.ts';
-import { Informer, kubeListWatch, Resources } from '../kube/index.ts';
-import type { Clock, KubeApi, KubeObject, Logger, ResourceType } from '../kube/index.ts';
-import { watched, type KindAccess } from '../kube/resources.ts';
+import { Informer, kubeListWatch, Resources, watched } from '../kube/index.ts';
+import type {
+  Clock,
+  KindAccess,
+  KubeApi,
+  KubeObject,
+  Logger,
+  ResourceType,
+} from '../kube/index.ts';
 import type { ObservedWorkload, Referent } from '../rollout/index.ts';
 import type { ManagedInformer } from './manager.ts';
 
