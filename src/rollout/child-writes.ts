@@ -156,20 +156,28 @@ export function pinServices(
   hashByRole: Partial<Readonly<Record<ServiceRole, string>>>,
 ): Fragment {
   const rolloutName = o.rollout.metadata.name ?? '';
-  const services = servicesOf(o.rollout).flatMap(({ role, name }): Write[] => {
+  const moves = servicesOf(o.rollout).flatMap(({ role, name }) => {
     const target = hashByRole[role];
     const service = o.services.get(name);
     if (target === undefined || service === undefined) return [];
     const change = pinService(service, target, rolloutName);
-    if (change === undefined) return [];
-    return [
-      { kind: 'applyService', body: change.body },
-      normal(
-        Reason.SwitchService,
-        `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
-      ),
-    ];
+    return change === undefined ? [] : [{ role, name, change }];
   });
+  // Argo's order (preview before active), except when both move to the same version in one
+  // pass: then the Service users reach goes first, so their cut-over costs one write, not two.
+  const userFacing = (role: ServiceRole): boolean => role === 'active' || role === 'stable';
+  const sharedTarget = (to: string): boolean => moves.filter((m) => m.change.to === to).length > 1;
+  const ordered = [
+    ...moves.filter((m) => userFacing(m.role) && sharedTarget(m.change.to)),
+    ...moves.filter((m) => !(userFacing(m.role) && sharedTarget(m.change.to))),
+  ];
+  const services = ordered.flatMap(({ name, change }): Write[] => [
+    { kind: 'applyService', body: change.body },
+    normal(
+      Reason.SwitchService,
+      `Switched selector for service '${name}' from '${change.from ?? ''}' to '${change.to}'`,
+    ),
+  ]);
   return { writes: { services } };
 }
 

@@ -101,6 +101,24 @@ describe('blue-green planner', () => {
     assert.deepEqual(countsOf(s), [3, 3, 3, 3, 3]);
   });
 
+  it('a cut-over that moves both Services to the new version writes the active one first', () => {
+    const s = bgSim();
+    s.setImage('web:2');
+    const serviceWrites: string[][] = [];
+    for (let i = 0; i < 20; i++) {
+      s.settle();
+      const writes = s
+        .pass()
+        .writes.flatMap((w) => (w.kind === 'applyService' ? [w.body.metadata?.name ?? ''] : []));
+      if (writes.length > 0) serviceWrites.push(writes);
+    }
+    const rev2 = hashOfRevision(s, 2);
+    assert.equal(selected(s, 'active'), rev2);
+    assert.equal(selected(s, 'preview'), rev2);
+    // Users wait for one write, not for the preview's before theirs.
+    assert.deepEqual(serviceWrites, [['active', 'preview']]);
+  });
+
   it('Argo TestBlueGreenPreviewReplicaCount: Paused (2,3,1,2,2), promote → Healthy (2,4,2,2,2)', () => {
     const s = bgSim({
       previewReplicaCount: 1,
