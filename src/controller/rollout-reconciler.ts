@@ -94,6 +94,8 @@ interface ShellPass {
 
 /** A cache that has not yet seen our own last status write would plan the same step twice. */
 const STALE_CACHE_REQUEUE_MS = 100;
+/** How soon a Rollout whose workloadRef kind is still being listed looks again. */
+const WORKLOAD_SYNC_REQUEUE_MS = 1000;
 
 export class RolloutReconciler implements Reconciler {
   readonly #deps: RolloutReconcilerDeps;
@@ -180,8 +182,9 @@ export class RolloutReconciler implements Reconciler {
       }
     }
     const workload = cache.workloadOf?.(rollout);
-    // Its kind's cache is still filling: the sync wakes this Rollout (not found is not unread).
-    if (workload === 'syncing') return {};
+    // Its kind's cache is still filling (not found is not unread): the sync wakes this Rollout;
+    // the look a moment later finds the cache failing to fill, if it does.
+    if (workload === 'syncing') return { requeueAfterMs: WORKLOAD_SYNC_REQUEUE_MS };
     const referent = workload?.object?.metadata;
     if (
       this.#workloadWrites.stale(

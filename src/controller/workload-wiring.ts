@@ -103,7 +103,16 @@ export class WorkloadInformers implements ManagedInformer {
     const ref = rollout.spec?.workloadRef;
     if (ref === undefined || !Object.hasOwn(TYPES, ref.kind)) return undefined;
     const informer = this.#ensure(ref.kind);
-    if (!informer.hasSynced()) return 'syncing';
+    if (!informer.hasSynced()) {
+      // Failing to list (RBAC without this kind, say): the Rollout says so instead of waiting
+      // in silence; the sync, once it comes, wakes it.
+      if (informer.stats.errors === 0) return 'syncing';
+      const type = TYPES[ref.kind];
+      const resource = type.group === '' ? type.plural : `${type.plural}.${type.group}`;
+      return {
+        unreadable: `the controller cannot list ${resource} (its log says why; does its RBAC grant get, list and watch?)`,
+      };
+    }
     const object = informer.get(`${rollout.metadata.namespace}/${ref.name}`);
     return object === undefined ? {} : { object: object as Referent };
   }

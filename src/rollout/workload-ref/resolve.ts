@@ -23,9 +23,11 @@ import { selectorIsEmpty, selectorMatches } from '../../api/selector.ts';
 /** An object a workloadRef may name. */
 export type Referent = Deployment | ReplicaSet | PodTemplate;
 
-/** What the shell read for a Rollout's workloadRef: absent `object` = not found. */
+/** What the shell read for a Rollout's workloadRef: absent `object` = not found, unless
+ *  `unreadable` says why the controller cannot read that kind at all. */
 export interface ObservedWorkload {
   readonly object?: Referent;
+  readonly unreadable?: string;
 }
 
 export type Resolution =
@@ -45,6 +47,12 @@ export function resolveWorkload(rollout: Rollout, workload?: ObservedWorkload): 
   const ref = spec.workloadRef;
   if (ref === undefined) return { ok: true, rollout };
   const object = workload?.object;
+  if (object === undefined && workload?.unreadable !== undefined) {
+    return {
+      ok: false,
+      problem: `spec.workloadRef: ${describe(ref)} cannot be read: ${workload.unreadable}`,
+    };
+  }
   if (object === undefined || !isKind(object, ref)) {
     return { ok: false, problem: `spec.workloadRef: ${describe(ref)} not found` };
   }

@@ -14,6 +14,7 @@ import {
   workloadKindKey,
 } from '../../../src/controller/workload-wiring.ts';
 import type { WorkloadReading } from '../../../src/controller/workload-wiring.ts';
+import { apiStatusError } from '../../../src/kube/errors.ts';
 import { silentLogger } from '../../../src/kube/log.ts';
 import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
 import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
@@ -57,6 +58,23 @@ describe('WorkloadInformers', () => {
     assert.equal(read.object?.metadata?.name, 'web-deploy');
     assert.deepEqual(Object.keys(t.w.sizes()), ['Deployment']);
     assert.deepEqual(t.w.observe(referencing({ name: 'other' })), {}, 'not found once synced');
+    await t.w.stop();
+  });
+
+  it('a kind the controller cannot list: the Rollout is told so, not left waiting', async () => {
+    const t = informers();
+    t.api.failWith = (r) =>
+      r.verb === 'list'
+        ? apiStatusError(403, { reason: 'Forbidden', message: 'forbidden' })
+        : undefined;
+    t.w.start();
+    const rollout = referencing();
+    assert.equal(t.w.observe(rollout), 'syncing');
+    await until(() => t.w.observe(rollout) !== 'syncing');
+    assert.deepEqual(t.w.observe(rollout), {
+      unreadable:
+        'the controller cannot list deployments.apps (its log says why; does its RBAC grant get, list and watch?)',
+    });
     await t.w.stop();
   });
 
@@ -116,7 +134,7 @@ describe('RolloutReconciler with a workloadRef', () => {
 
   it('plans nothing while the kind’s cache is still filling (the sync wakes it)', async () => {
     const t = setup('syncing');
-    assert.deepEqual(await t.reconciler.reconcile('ns/web'), {});
+    assert.deepEqual(await t.reconciler.reconcile('ns/web'), { requeueAfterMs: 1000 });
     assert.deepEqual(t.api.writes(), []);
   });
 

@@ -81,6 +81,13 @@ const rows: readonly Row[] = [
     problem: 'spec.workloadRef: Deployment "web-deploy" not found',
   },
   {
+    name: 'a kind the controller cannot read: says so, not "not found"',
+    rollout: referencing(),
+    workload: { unreadable: 'the controller cannot list deployments.apps' },
+    problem:
+      'spec.workloadRef: Deployment "web-deploy" cannot be read: the controller cannot list deployments.apps',
+  },
+  {
     name: 'nothing observed at all counts as missing',
     rollout: referencing(),
     problem: 'spec.workloadRef: Deployment "web-deploy" not found',
