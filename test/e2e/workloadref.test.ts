@@ -148,6 +148,58 @@ describe("workloadRef: Argo's TestWorkloadRef sequence (blue-green, replicas 1)"
   });
 });
 
+describe('workloadRef to a PodTemplate', () => {
+  it('the Rollout runs the PodTemplate’s template with its own selector; a change to it is a new revision', async () => {
+    const ns = await testNamespace('wref-podtemplate');
+    const podTemplate = (image: string) => ({
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: { name: 'web' },
+      template: deploymentBody('web', 1, image).spec?.template,
+    });
+    await http.json(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/podtemplates/web?fieldManager=argocd-controller&force=true`,
+      podTemplate('app:1'),
+      'application/apply-patch+yaml',
+    );
+    await createRollout(
+      ns,
+      referencingRollout(
+        'web',
+        {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          strategy: { canary: { maxSurge: 1, maxUnavailable: 0 } },
+        },
+        { apiVersion: 'v1', kind: 'PodTemplate' },
+      ),
+    );
+    const first = await waitForRollout(ns, 'web', 'Healthy', phase('Healthy'));
+    await http.json(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/podtemplates/web?fieldManager=argocd-controller&force=true`,
+      podTemplate('app:2'),
+      'application/apply-patch+yaml',
+    );
+    const second = await waitForRollout(
+      ns,
+      'web',
+      'Healthy on the new template',
+      phase(
+        'Healthy',
+        (r) =>
+          r.status?.currentPodHash !== first.status?.currentPodHash &&
+          r.status?.stableRS === r.status?.currentPodHash,
+      ),
+    );
+    const images = (await replicaSets(ns, 'web'))
+      .filter((rs) => rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] === second.status?.stableRS)
+      .map((rs) => rs.spec?.template?.spec?.containers[0]?.image);
+    assert.deepEqual(images, ['registry.invalid/app:2']);
+  });
+});
+
 describe('workloadRef scaleDown (replicas 2)', () => {
   const modes: readonly [ScaleDownMode, number][] = [
     ['onsuccess', 0],
