@@ -41,7 +41,13 @@ export interface JsonPatchOp {
 }
 
 export type WatchResource =
-  'rollouts' | 'replicasets' | 'pods' | 'analysisruns' | 'rolloutapprovals';
+  | 'rollouts'
+  | 'replicasets'
+  | 'pods'
+  | 'analysisruns'
+  | 'rolloutapprovals'
+  | 'deployments'
+  | 'podtemplates';
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -82,6 +88,8 @@ export interface KubeClient {
   ): Promise<Rollout>;
   /** The object a workloadRef names (a Deployment, ReplicaSet or PodTemplate). */
   getWorkload(namespace: string, ref: WorkloadRef): Promise<WorkloadLike>;
+  /** It as a list of at most one (by field selector): what a watch on it continues from. */
+  listWorkload(namespace: string, ref: WorkloadRef): Promise<ObjectList<WorkloadLike>>;
   /** A JSON patch on it under the plugin's field manager (set image and undo edit its
    *  template: the Rollout has none of its own). */
   patchWorkload(
@@ -171,6 +179,8 @@ export async function connect(
   const paths: Record<WatchResource, string> = {
     rollouts: `${group}/{ns}/${ROLLOUT_PLURAL}`,
     replicasets: '/apis/apps/v1/namespaces/{ns}/replicasets',
+    deployments: '/apis/apps/v1/namespaces/{ns}/deployments',
+    podtemplates: '/api/v1/namespaces/{ns}/podtemplates',
     pods: '/api/v1/namespaces/{ns}/pods',
     analysisruns: `${group}/{ns}/${ANALYSIS_RUN_PLURAL}`,
     rolloutapprovals: `${group}/{ns}/${ROLLOUT_APPROVAL_PLURAL}`,
@@ -245,7 +255,7 @@ export async function connect(
             Array.isArray(body) ? jsonPatch : mergePatch,
           )) as Rollout,
       ),
-    ...workloadCalls({ custom, core, jsonPatch, call }),
+    ...workloadCalls({ custom, core, jsonPatch, call, list }),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({

@@ -6,7 +6,7 @@
 import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { PLUGIN_FIELD_MANAGER } from '../api/keys.ts';
 import type { WorkloadRef } from '../api/rollout.ts';
-import type { JsonPatchOp, KubeClient } from './client.ts';
+import type { JsonPatchOp, KubeClient, ObjectList } from './client.ts';
 import type { RequestContext } from './errors.ts';
 import type { WorkloadLike } from './render/objects.ts';
 
@@ -16,12 +16,13 @@ export interface WorkloadCallDeps {
   /** The request option that sends a JSON patch. */
   readonly jsonPatch: Parameters<CustomObjectsApi['patchNamespacedCustomObject']>[1];
   readonly call: <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>) => Promise<T>;
+  readonly list: <T>(raw: unknown) => ObjectList<T>;
 }
 
 export function workloadCalls(
   d: WorkloadCallDeps,
-): Pick<KubeClient, 'getWorkload' | 'patchWorkload'> {
-  const { custom, core, jsonPatch, call } = d;
+): Pick<KubeClient, 'getWorkload' | 'listWorkload' | 'patchWorkload'> {
+  const { custom, core, jsonPatch, call, list } = d;
   const at = (ref: WorkloadRef, namespace: string) => ({
     group: 'apps',
     version: 'v1',
@@ -36,6 +37,22 @@ export function workloadCalls(
           ? ((await core.readNamespacedPodTemplate({ namespace, name: ref.name })) as WorkloadLike)
           : ((await custom.getNamespacedCustomObject(at(ref, namespace))) as WorkloadLike),
       ),
+    listWorkload: (namespace, ref) => {
+      const fieldSelector = `metadata.name=${ref.name}`;
+      return call({ verb: 'list', resource: workloadPlural(ref), namespace }, async () =>
+        list<WorkloadLike>(
+          ref.kind === 'PodTemplate'
+            ? await core.listNamespacedPodTemplate({ namespace, fieldSelector })
+            : await custom.listNamespacedCustomObject({
+                group: 'apps',
+                version: 'v1',
+                plural: workloadPlural(ref),
+                namespace,
+                fieldSelector,
+              }),
+        ),
+      );
+    },
     patchWorkload: (namespace, ref, patch) => {
       const body = patch as JsonPatchOp[];
       const fieldManager = PLUGIN_FIELD_MANAGER;
@@ -57,6 +74,6 @@ export function workloadCalls(
 }
 
 /** `deployments`, `replicasets`, `podtemplates`: the plural a workloadRef's kind is served as. */
-function workloadPlural(ref: WorkloadRef): string {
-  return `${ref.kind.toLowerCase()}s`;
+export function workloadPlural(ref: WorkloadRef): 'deployments' | 'replicasets' | 'podtemplates' {
+  return `${ref.kind.toLowerCase()}s` as 'deployments' | 'replicasets' | 'podtemplates';
 }

@@ -18,6 +18,7 @@ import { renderRollout } from '../render/tree.ts';
 import { LiveView } from '../terminal.ts';
 import { Mirror, Throttle } from '../watch.ts';
 import { printObject } from '../render/output.ts';
+import { workloadPlural } from '../workload-client.ts';
 import {
   ANALYSIS_RUN,
   outputOption,
@@ -97,8 +98,6 @@ async function watchRollout(
   paint: Paint,
 ): Promise<number> {
   const first = await client.getRollout(namespace, name); // one-line "not found" / "forbidden"
-  // Read once: the header shows the referenced Deployment as it was when the watch began.
-  const workload = await workloadOf(client, namespace, first);
   const selector = POD_TEMPLATE_HASH_LABEL;
   const view = new LiveView(deps.out);
   let finished = false;
@@ -126,7 +125,7 @@ async function watchRollout(
       sanitised(pods.values),
       now,
       sanitised(runs.values),
-      workload === undefined ? undefined : sanitised(workload),
+      workloads?.values[0] === undefined ? undefined : sanitised(workloads.values[0]),
     );
     const key = renderRollout(info, { now, showAge: false });
     view.update(renderRollout(info, { paint, now }), key);
@@ -158,13 +157,32 @@ async function watchRollout(
     watchSource('analysisruns', () => client.listAnalysisRuns(namespace), undefined),
     { onChange, onRetry },
   );
+  // The referenced Deployment, followed too: a migration shows its replicas going to 0.
+  const ref = first.spec.workloadRef;
+  const workloads =
+    ref === undefined
+      ? undefined
+      : new Mirror<WorkloadLike>(
+          {
+            list: () => client.listWorkload(namespace, ref),
+            watch: (resourceVersion, on) =>
+              client.watch(
+                workloadPlural(ref),
+                namespace,
+                { fieldSelector: `metadata.name=${ref.name}`, resourceVersion },
+                on,
+              ),
+          },
+          { onChange, onRetry },
+        );
   let ready = false;
   const timer = opts.timeoutMs > 0 ? setTimeout(() => finish(0), opts.timeoutMs) : undefined;
   // On a terminal, ages and scale-down delays tick: redraw once a second.
   const ticker = view.tty ? setInterval(onChange, 1000) : undefined;
   const stopInterrupt = deps.onInterrupt(() => finish(EXIT_INTERRUPTED));
   try {
-    Promise.all([rollouts.start(), replicaSets.start(), pods.start(), runs.start()]).then(
+    const mirrors = [rollouts, replicaSets, pods, runs, ...(workloads ? [workloads] : [])];
+    Promise.all(mirrors.map((m) => m.start())).then(
       () => {
         ready = true;
         render();
@@ -177,7 +195,7 @@ async function watchRollout(
     clearInterval(ticker);
     throttle.cancel();
     stopInterrupt();
-    for (const m of [rollouts, replicaSets, pods, runs]) m.stop();
+    for (const m of [rollouts, replicaSets, pods, runs, workloads]) m?.stop();
     view.close();
   }
 }

@@ -1,6 +1,7 @@
 // The plugin on a Rollout with spec.workloadRef: it has no template of its own, so set image and
 // undo change the referenced Deployment's (a JSON patch under kubectl-stepwise; the Rollout is
-// not written), and get rollout shows the Deployment and its replicas.
+// not written), get rollout shows the Deployment and its replicas (--watch follows it), and
+// status waits until the controller has read the Deployment as it is now.
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import type { Rollout } from '../../../src/api/rollout.ts';
 import type { WorkloadLike } from '../../../src/cli/render/objects.ts';
 import { FakeApiServer } from './fake-apiserver.ts';
 import { pausedStatus, replicaSet, rollout } from './fixtures.ts';
-import { oneLineError, runCli, writeKubeconfig } from './harness.ts';
+import { oneLineError, runCli, until, writeKubeconfig } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-cli-workloadref-'));
 const kubeconfig = join(dir, 'kubeconfig');
@@ -125,6 +126,32 @@ describe('plugin with a workloadRef', () => {
     ro.status = { ...ro.status, workloadObservedGeneration: '3' };
     api.put('rollouts', obj(ro));
     assert.equal((await cli(['status', 'web', '--watch', 'false'])).out, 'Healthy\n');
+  });
+
+  it('get --watch follows the Deployment too: its replicas going to 0 are shown', async () => {
+    const d = deployment();
+    d.spec = { ...d.spec, replicas: 3 };
+    d.status = { replicas: 3, readyReplicas: 3 };
+    api.put('deployments', obj(d));
+    const watching = cli(['get', 'rollout', 'web', '--watch', '--timeout-seconds', '2']);
+    await until(() => api.watcherCount('deployments') > 0 && api.watcherCount('rollouts') > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    api.put(
+      'deployments',
+      obj({ ...d, spec: { ...d.spec, replicas: 0 }, status: { replicas: 0 } }),
+    );
+    const r = await watching;
+    assert.equal(r.code, 0, r.err);
+    const snapshots = r.out.split('\n\nName:');
+    assert.equal(snapshots.length, 2, r.out);
+    assert.match(
+      snapshots[0]!,
+      /Workload: +Deployment web-deploy, replicas 3 \(current 3, ready 3\)/,
+    );
+    assert.match(
+      snapshots[1]!,
+      /Workload: +Deployment web-deploy, replicas 0 \(current 0, ready 0\)/,
+    );
   });
 
   it('get rollout shows the Deployment and its replicas, or that it is not found', async () => {
