@@ -64,9 +64,14 @@ const benchmark: Benchmark = {
     const cluster = await ctx.cluster();
     const http = clientFor(cluster);
     const floorData = (await ctx.previous('control-plane')) as
-      { floor?: { watchPlusWriteP50Ms?: number } } | undefined;
+      { floor?: { watchPlusWriteP50Ms?: number; watchPlusWriteP99Ms?: number } } | undefined;
     const floor = floorData?.floor?.watchPlusWriteP50Ms;
-    const ratio = (x: number): string => (floor ? `${(x / floor).toFixed(2)}×` : 'n/a');
+    const floorP99 = floorData?.floor?.watchPlusWriteP99Ms;
+    // Each percentile against the floor's own: a p99 carries the API server's tail too.
+    const ratio: Ratios = {
+      p50: (x) => (floor ? `${(x / floor).toFixed(2)}×` : 'n/a'),
+      p99: (x) => (floorP99 ? `${(x / floorP99).toFixed(2)}×` : 'n/a'),
+    };
     // make bench runs this one after the controller bench: its canary figures are this run's.
     const canaryBench = (await ctx.previous('controller')) as ControllerBenchData | undefined;
     await installCrds(http);
@@ -112,10 +117,13 @@ const benchmark: Benchmark = {
       const createdCn = stats(cn.created);
       const writesBg = stats(bg.writes);
       const writesCn = stats(cn.writes);
-      const floorText = floor ? `${floor.toFixed(2)} ms` : 'not measured in this run';
+      const floorText =
+        floor && floorP99
+          ? `p50 ${floor.toFixed(2)} ms, p99 ${floorP99.toFixed(2)} ms`
+          : 'not measured in this run';
       const summary = [
         formatStats('new RS fully available → active Service switched', switchBg),
-        `  floor of this run (watch event + write p50): ${floorText}; ratio p50 ${ratio(switchBg.p50)}, p99 ${ratio(switchBg.p99)} (target ≤ 2×)`,
+        `  floor of this run (watch event + write): ${floorText}; ratio p50 ${ratio.p50(switchBg.p50)}, p99 ${ratio.p99(switchBg.p99)} (target ≤ 2×)`,
         formatStats('template change → new ReplicaSet (blue-green)', createdBg),
         `writes per blue-green update (${REPLICAS} pods, scaleDownDelaySeconds 1, to the old RS at 0): p50 ${writesBg.p50}, min ${writesBg.min}, max ${writesBg.max}`,
         `  by verb and resource, per update: ${breakdown(bg.counts, SAMPLES)}`,
@@ -135,6 +143,7 @@ const benchmark: Benchmark = {
         data: {
           machine: machine(),
           floorWatchPlusWriteP50Ms: floor,
+          floorWatchPlusWriteP99Ms: floorP99,
           replicas: REPLICAS,
           blueGreen: {
             availableToActiveSwitchMs: switchBg,
@@ -269,16 +278,22 @@ function breakdown(counts: Map<string, number>, updates: number): string {
     .join(', ');
 }
 
+/** A figure against the floor of the same percentile, as text. */
+interface Ratios {
+  readonly p50: (ms: number) => string;
+  readonly p99: (ms: number) => string;
+}
+
 function sideBySide(
   label: string,
   toSwitch: Stats,
   created: Stats,
   writes: Stats,
-  ratio: (x: number) => string,
+  ratio: Ratios,
 ): string {
   const pair = (s: Stats): string => `${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`;
   return (
-    `  ${label.padEnd(12)}${pair(toSwitch).padEnd(24)}${`${ratio(toSwitch.p50)} / ${ratio(toSwitch.p99)}`.padEnd(18)}` +
+    `  ${label.padEnd(12)}${pair(toSwitch).padEnd(24)}${`${ratio.p50(toSwitch.p50)} / ${ratio.p99(toSwitch.p99)}`.padEnd(18)}` +
     `${pair(created).padEnd(22)}${writes.p50}`
   );
 }

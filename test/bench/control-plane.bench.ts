@@ -56,6 +56,7 @@ const benchmark: Benchmark = {
       formatStats('watch event, from request start', floor.watchEventFromRequestStart),
       formatStats('watch event, after the create response', floor.watchEventAfterResponse),
       `floor: watch event + write, p50`.padEnd(44) + ` ${floor.watchPlusWriteP50Ms.toFixed(2)} ms`,
+      `floor: watch event + write, p99`.padEnd(44) + ` ${floor.watchPlusWriteP99Ms.toFixed(2)} ms`,
     ];
     return {
       summary,
