@@ -37,6 +37,12 @@ export const RESTARTED_AFTER_ANNOTATION = `${prefix}restarted-after`;
 /** On a user's traffic object (HTTPRoute): the managed header/mirror routes we last applied
  *  there (canonical JSON), so reading them back is exact. */
 export const MANAGED_ROUTES_ANNOTATION = `${prefix}managed-routes`;
+/** On a Deployment a Rollout's `workloadRef` scaled down: its `spec.replicas` before the first
+ *  scale-down, so whoever hands it back (the Rollout's deletion) restores that count. */
+export const PRE_MIGRATION_REPLICAS_ANNOTATION = `${prefix}pre-migration-replicas`;
+/** On such a Deployment: the Rollout has been Healthy and the Deployment drained, so it is held
+ *  at 0 from then on (a GitOps re-apply of its replicas is scaled back). */
+export const MIGRATED_ANNOTATION = `${prefix}migrated`;
 /** On Rollouts (and the AnalysisRuns made for them): which controller instance handles them
  *  (`--instance-id`, as Argo's `argo-rollouts.argoproj.io/controller-instance-id`). A controller
  *  without an instance id handles only objects without the label. */

@@ -18,3 +18,6 @@ export { declaredTemplate } from './template-match.ts';
 export { countDecisions } from './approval.ts';
 export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approval-gates.ts';
 export type { ApprovalGate } from './approval-gates.ts';
+// spec.workloadRef: the effective Rollout the referent makes (the shell reads traffic with it).
+export { resolveWorkload, describeWorkload } from './workload-ref/index.ts';
+export type { ObservedWorkload, Referent, Resolution } from './workload-ref/index.ts';
