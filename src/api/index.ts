@@ -9,6 +9,7 @@ export { rolloutSpecProblems, fieldPath } from './validate.ts';
 export { rolloutApprovalSpecProblems } from './approval-validate.ts';
 export { analysisTemplateSpecProblems, analysisRunSpecProblems } from './analysis-validate.ts';
 export type * from './k8s.ts';
+export { WORKLOAD_API_VERSIONS, workloadSourceProblem } from './workload-ref.ts';
 export { parseGoDuration, GO_MAX_DURATION_NS } from './duration.ts';
 export type { DurationResult } from './duration.ts';
 export * from './managed-mark.ts';

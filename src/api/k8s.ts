@@ -4,6 +4,8 @@ export type {
   V1ObjectMeta as ObjectMeta,
   V1OwnerReference as OwnerReference,
   V1ReplicaSet as ReplicaSet,
+  V1Deployment as Deployment,
+  V1PodTemplate as PodTemplate,
   V1Service as Service,
   V1Pod as Pod,
   V1PodTemplateSpec as PodTemplateSpec,

@@ -45,12 +45,15 @@ export const MANAGED_BY_INSTANCE_ANNOTATION = `${prefix}managed-by-instance`;
  *  canary and stable Service and trafficRouting, canonical JSON), so the object is handed back
  *  the same way when that Rollout is gone, even when it went while the controller was down. */
 export const MANAGED_ROUTING_ANNOTATION = `${prefix}managed-routing`;
-/** On a Deployment a Rollout's workloadRef took over: its replicas before the migration scaled
- *  it down, given back when the Rollout is deleted (argo-rollouts#3855). */
-export const PRE_MIGRATION_REPLICAS_ANNOTATION = `${prefix}pre-migration-replicas`;
 /** Our finalizer on a Rollout whose workloadRef names a Deployment: its deletion waits until
  *  the Deployment has its pre-migration replicas back. */
 export const RESTORE_WORKLOAD_FINALIZER = `${prefix}restore-workload`;
+/** On a Deployment a Rollout's `workloadRef` scaled down: its `spec.replicas` before the first
+ *  scale-down, so whoever hands it back (the Rollout's deletion) restores that count. */
+export const PRE_MIGRATION_REPLICAS_ANNOTATION = `${prefix}pre-migration-replicas`;
+/** On such a Deployment: the Rollout has been Healthy and the Deployment drained, so it is held
+ *  at 0 from then on (a GitOps re-apply of its replicas is scaled back). */
+export const MIGRATED_ANNOTATION = `${prefix}migrated`;
 /** On Rollouts (and the AnalysisRuns made for them): which controller instance handles them
  *  (`--instance-id`, as Argo's `argo-rollouts.argoproj.io/controller-instance-id`). A controller
  *  without an instance id handles only objects without the label. */

@@ -66,6 +66,8 @@ export const Reason = {
   NotificationConfigInvalid: 'NotificationConfigInvalid',
   // Ours: a notification target outside the administrator's map, or past the cap per Rollout.
   NotificationTargetRefused: 'NotificationTargetRefused',
+  // Ours: a workloadRef's Deployment scaled down (scaleDown onsuccess/progressively).
+  WorkloadScaledDown: 'WorkloadScaledDown',
   // Ours (not Argo's): the shell backed off a Rollout whose status kept being rewritten.
   StatusWriteStorm: 'StatusWriteStorm',
   // Ours: a deleted Rollout gave its workloadRef's Deployment its pre-migration replicas back,

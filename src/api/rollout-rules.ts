@@ -9,6 +9,7 @@ import { buildRun } from './analysis-run.ts';
 import type { AnalysisTemplate } from './analysis.ts';
 import type { Rollout, RolloutAnalysis } from './rollout.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
+import { workloadSourceProblem } from './workload-ref.ts';
 
 export interface TemplateMaps {
   readonly templates: ReadonlyMap<string, AnalysisTemplate>;
@@ -56,15 +57,23 @@ export function analysisProblem(
 
 /**
  * The rules every Rollout's spec must meet, whatever its strategy, that need no cluster.
- * Assumes the schema holds (rolloutSpecProblems first).
+ * Assumes the schema holds (rolloutSpecProblems first). A Rollout whose template comes from a
+ * workloadRef is checked against that template by the planner (src/rollout/workload-ref/);
+ * offline, only what it declares itself.
  */
 export function commonRuleProblems(rollout: Rollout): string[] {
   const spec = rollout.spec;
+  const source = workloadSourceProblem(spec);
+  if (source !== undefined) return [source];
   const problems: string[] = [];
-  const labels = spec.template.metadata?.labels ?? {};
-  if (selectorIsEmpty(spec.selector)) {
+  if (spec.selector === undefined) {
+    if (spec.template !== undefined) problems.push('spec.selector: must be set');
+  } else if (selectorIsEmpty(spec.selector)) {
     problems.push('spec.selector: must not be empty (it would select all pods)');
-  } else if (!selectorMatches(spec.selector, labels)) {
+  } else if (
+    spec.template !== undefined &&
+    !selectorMatches(spec.selector, spec.template.metadata?.labels ?? {})
+  ) {
     problems.push('spec.selector: must match spec.template.metadata.labels');
   }
   const progressDeadline = spec.progressDeadlineSeconds ?? 600;

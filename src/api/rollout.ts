@@ -174,10 +174,38 @@ export const BlueGreenStrategySchema = Strict({
   approval: Type.Optional(ApprovalStepSchema),
 });
 
+/** The workload kinds a Rollout can take its pod template from (Argo's three). */
+export const WORKLOAD_KINDS = ['Deployment', 'ReplicaSet', 'PodTemplate'] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+/** What the controller does with the referenced Deployment's own pods once the Rollout runs. */
+export const SCALE_DOWN_MODES = ['never', 'onsuccess', 'progressively'] as const;
+export type ScaleDownMode = (typeof SCALE_DOWN_MODES)[number];
+
+/** `spec.workloadRef` (Argo's ObjectRef plus scaleDown): the template is read from this object
+ *  on every pass and never written into the Rollout. */
+export const WorkloadRefSchema = Strict({
+  apiVersion: Type.String({ description: 'apps/v1 (Deployment, ReplicaSet) or v1 (PodTemplate).' }),
+  kind: StringEnum(WORKLOAD_KINDS),
+  name: Type.String({ minLength: 1 }),
+  scaleDown: Type.Optional(
+    StringEnum(SCALE_DOWN_MODES, {
+      description:
+        'Deployments only. never (default); onsuccess: to 0 once the Rollout is Healthy; ' +
+        "progressively: down as the Rollout's pods become ready, 0 once Healthy.",
+    }),
+  ),
+});
+
 export const RolloutSpecSchema = Strict({
   replicas: Type.Optional(NonNegInt('Desired pods. Default 1.')),
-  selector: LabelSelectorSchema,
-  template: Opaque<V1PodTemplateSpec>({ description: 'Pod template (as in a Deployment).' }),
+  selector: Type.Optional(LabelSelectorSchema),
+  template: Type.Optional(
+    Opaque<V1PodTemplateSpec>({
+      description: 'Pod template (as in a Deployment). Exactly one of template and workloadRef.',
+    }),
+  ),
+  workloadRef: Type.Optional(WorkloadRefSchema),
   minReadySeconds: Type.Optional(NonNegInt('Seconds a pod must be ready to count available.')),
   revisionHistoryLimit: Type.Optional(NonNegInt('Old ReplicaSets kept. Default 10.')),
   paused: Type.Optional(Type.Boolean()),
@@ -231,6 +259,9 @@ export const RolloutStatusSchema = Strict({
   phase: Type.Optional(StringEnum(['Healthy', 'Progressing', 'Paused', 'Degraded'])),
   message: Type.Optional(Type.String()),
   observedGeneration: Type.Optional(Type.String()),
+  workloadObservedGeneration: Type.Optional(
+    Type.String({ description: "The referenced workload's metadata.generation last read." }),
+  ),
   currentPodHash: Type.Optional(Type.String()),
   stableRS: Type.Optional(Type.String()),
   currentStepIndex: Type.Optional(Type.Integer({ format: 'int32' })),
@@ -297,6 +328,7 @@ export type RolloutAnalysisRunStatus = Static<typeof RolloutAnalysisRunStatusSch
 export type CanaryStrategy = Static<typeof CanaryStrategySchema>;
 export type BlueGreenStrategy = Static<typeof BlueGreenStrategySchema>;
 export type AntiAffinity = Static<typeof AntiAffinitySchema>;
+export type WorkloadRef = Static<typeof WorkloadRefSchema>;
 export type RolloutSpec = Static<typeof RolloutSpecSchema>;
 export type RolloutStatus = Static<typeof RolloutStatusSchema>;
 export type Condition = Static<typeof ConditionSchema>;

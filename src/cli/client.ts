@@ -18,6 +18,7 @@ import { CliError, httpStatusOf, toCliError, type RequestContext } from './error
 import { loadKubeConfig } from './kubeconfig.ts';
 import { migrateCalls, type MigrateCalls } from './migrate-client.ts';
 import { checkName } from './names.ts';
+import { workloadCalls, type WorkloadCalls } from './workload-client.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
 
 export interface GlobalOptions {
@@ -41,7 +42,13 @@ export interface JsonPatchOp {
 }
 
 export type WatchResource =
-  'rollouts' | 'replicasets' | 'pods' | 'analysisruns' | 'rolloutapprovals';
+  | 'rollouts'
+  | 'replicasets'
+  | 'pods'
+  | 'analysisruns'
+  | 'rolloutapprovals'
+  | 'deployments'
+  | 'podtemplates';
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -57,7 +64,7 @@ export interface WatchStream {
 
 export type WatchHandler = (type: string, object: unknown) => void;
 
-export interface KubeClient extends MigrateCalls {
+export interface KubeClient extends MigrateCalls, WorkloadCalls {
   /** https://127.0.0.1:PORT */
   readonly server: string;
   /** -n, else the context's namespace, else `default` */
@@ -162,6 +169,8 @@ export async function connect(
   const paths: Record<WatchResource, string> = {
     rollouts: `${group}/{ns}/${ROLLOUT_PLURAL}`,
     replicasets: '/apis/apps/v1/namespaces/{ns}/replicasets',
+    deployments: '/apis/apps/v1/namespaces/{ns}/deployments',
+    podtemplates: '/api/v1/namespaces/{ns}/podtemplates',
     pods: '/api/v1/namespaces/{ns}/pods',
     analysisruns: `${group}/{ns}/${ANALYSIS_RUN_PLURAL}`,
     rolloutapprovals: `${group}/{ns}/${ROLLOUT_APPROVAL_PLURAL}`,
@@ -237,6 +246,7 @@ export async function connect(
           )) as Rollout,
       ),
     ...migrateCalls(k8s, custom, call),
+    ...workloadCalls({ custom, core, jsonPatch, call, list }),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({

@@ -6,14 +6,20 @@
  */
 import { canonicalJson } from '../api/canonical-json.ts';
 import { REVISION_ANNOTATION } from '../api/keys.ts';
-import type { Rollout } from '../api/rollout.ts';
+import type { Rollout, WorkloadRef } from '../api/rollout.ts';
 import type { JsonPatchOp } from './client.ts';
-import type { ReplicaSetLike } from './render/objects.ts';
+import type { ReplicaSetLike, WorkloadLike } from './render/objects.ts';
 import { declaredTemplate } from '../rollout/index.ts';
 
 export type SpecDecision =
-  /** send `patch` (a merge patch object or JSON patch operations), then print `message` */
-  | { kind: 'patch'; patch: object | readonly JsonPatchOp[]; message: string }
+  /** send `patch` (a merge patch object or JSON patch operations) to the Rollout, or to the
+   *  workload `target` names, then print `message` */
+  | {
+      kind: 'patch';
+      patch: object | readonly JsonPatchOp[];
+      message: string;
+      target?: WorkloadRef;
+    }
   | { kind: 'noop'; message: string }
   | { kind: 'error'; message: string };
 
@@ -60,6 +66,54 @@ export function ownedRevisions(ro: Rollout, replicaSets: readonly ReplicaSetLike
 }
 
 type Template = NonNullable<Rollout['spec']['template']>;
+
+/**
+ * Where the pod template that undo and set image change lives: the Rollout's spec.template, or
+ * the object its workloadRef names (the template is read from there on every pass, so that is
+ * where a change takes effect; the Rollout's spec stays without one).
+ */
+export interface TemplateHolder {
+  readonly template: Template | undefined;
+  /** The template's JSON pointer in its object. */
+  readonly path: '/spec/template' | '/template';
+  readonly resourceVersion: string | undefined;
+  /** Absent: the Rollout itself. */
+  readonly workload?: WorkloadRef;
+}
+
+export function rolloutHolder(ro: Rollout): TemplateHolder {
+  return {
+    template: ro.spec.template,
+    path: '/spec/template',
+    resourceVersion: ro.metadata.resourceVersion,
+  };
+}
+
+export function workloadHolder(ref: WorkloadRef, obj: WorkloadLike): TemplateHolder {
+  const podTemplate = ref.kind === 'PodTemplate';
+  return {
+    template: (podTemplate ? obj.template : obj.spec?.template) as Template | undefined,
+    path: podTemplate ? '/template' : '/spec/template',
+    resourceVersion: obj.metadata?.resourceVersion,
+    workload: ref,
+  };
+}
+
+/** `Deployment "web"`, as the messages name where a template was written. */
+const written = (h: TemplateHolder): string =>
+  h.workload === undefined
+    ? 'spec.template'
+    : `the template of ${h.workload.kind} "${h.workload.name}"`;
+
+/** A patch decision to the holder's object. */
+const patchOf = (
+  h: TemplateHolder,
+  patch: readonly JsonPatchOp[],
+  message: string,
+): SpecDecision =>
+  h.workload === undefined
+    ? { kind: 'patch', patch, message }
+    : { kind: 'patch', patch, message, target: h.workload };
 /**
  * The Rollout's template as a ReplicaSet carries it, less what the controller added there: the
  * pod-template-hash label (as Argo's undo strips it), the role metadata keys it gives pods and
@@ -78,6 +132,7 @@ export function decideUndo(
   ro: Rollout,
   replicaSets: readonly ReplicaSetLike[],
   toRevision: number | undefined,
+  holder: TemplateHolder = rolloutHolder(ro),
 ): SpecDecision {
   const name = ro.metadata.name ?? '';
   const revisions = ownedRevisions(ro, replicaSets);
@@ -101,21 +156,23 @@ export function decideUndo(
       };
     }
   }
-  const template = templateOf(ro, target.rs);
-  if (canonicalJson(template) === canonicalJson(ro.spec.template)) {
+  // The template the planner saw (a workload's): what the controller added is told from it.
+  const declared = { ...ro, spec: { ...ro.spec, template: holder.template } };
+  const template = templateOf(declared, target.rs);
+  if (canonicalJson(template) === canonicalJson(holder.template)) {
     return {
       kind: 'noop',
-      message: `rollout '${name}' skipped undo: spec.template already matches revision ${target.revision}`,
+      message: `rollout '${name}' skipped undo: ${written(holder)} already matches revision ${target.revision}`,
     };
   }
-  return {
-    kind: 'patch',
-    patch: [
-      { op: 'replace', path: '/metadata/resourceVersion', value: ro.metadata.resourceVersion },
-      { op: 'replace', path: '/spec/template', value: template },
+  return patchOf(
+    holder,
+    [
+      { op: 'replace', path: '/metadata/resourceVersion', value: holder.resourceVersion },
+      { op: 'replace', path: holder.path, value: template },
     ],
-    message: `rollout '${name}' rolled back to the template of revision ${target.revision} (spec.template written)`,
-  };
+    `rollout '${name}' rolled back to the template of revision ${target.revision} (${written(holder)} written)`,
+  );
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
@@ -140,9 +197,13 @@ export function parseImageArgs(args: readonly string[]): Map<string, string> | s
  * index and replaces its image, so a template changed in between fails rather than setting the
  * image of a container that moved.
  */
-export function decideSetImage(ro: Rollout, images: ReadonlyMap<string, string>): SpecDecision {
+export function decideSetImage(
+  ro: Rollout,
+  images: ReadonlyMap<string, string>,
+  holder: TemplateHolder = rolloutHolder(ro),
+): SpecDecision {
   const name = ro.metadata.name ?? '';
-  const spec = (ro.spec.template.spec ?? {}) as Partial<
+  const spec = (holder.template?.spec ?? {}) as Partial<
     Record<(typeof CONTAINER_LISTS)[number], { name: string; image?: string }[]>
   >;
   const all = CONTAINER_LISTS.flatMap((list) =>
@@ -161,7 +222,7 @@ export function decideSetImage(ro: Rollout, images: ReadonlyMap<string, string>)
   for (const { list, index, container } of all) {
     const image = images.get(container.name) ?? images.get('*');
     if (image === undefined || image === container.image) continue;
-    const at = `/spec/template/spec/${list}/${index}`;
+    const at = `${holder.path}/spec/${list}/${index}`;
     ops.push({ op: 'test', path: `${at}/name`, value: container.name });
     ops.push({
       op: container.image === undefined ? 'add' : 'replace',
@@ -172,5 +233,6 @@ export function decideSetImage(ro: Rollout, images: ReadonlyMap<string, string>)
   if (ops.length === 0) {
     return { kind: 'noop', message: `rollout '${name}' already runs those images` };
   }
-  return { kind: 'patch', patch: ops, message: `rollout '${name}' image updated` };
+  const where = holder.workload === undefined ? '' : ` (${written(holder)})`;
+  return patchOf(holder, ops, `rollout '${name}' image updated${where}`);
 }

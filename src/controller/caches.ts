@@ -27,6 +27,7 @@ import { servicesOf } from '../rollout/index.ts';
 import { trafficRefKeys } from '../traffic/index.ts';
 import type { Key } from './reconciler.ts';
 import type { RolloutCache } from './rollout-reconciler.ts';
+import { workloadKey, workloadKindKey } from './workload-wiring.ts';
 
 const BY_OWNER = 'byOwner';
 export const BY_SERVICE = 'byService';
@@ -36,6 +37,8 @@ export const BY_MANAGER = 'byManager';
 export const BY_TRAFFIC_OBJECT = 'byTrafficObject';
 const BY_HASH = 'byHash';
 export const BY_TEMPLATE = 'byTemplate';
+/** Rollouts by the workload their workloadRef names, and by its kind (workload-wiring.ts). */
+export const BY_WORKLOAD = 'byWorkload';
 const BY_NAMESPACE = 'byNamespace';
 /** RolloutApprovals by the `namespace/name` of the Rollout they name. */
 const BY_ROLLOUT = 'byRollout';
@@ -58,9 +61,12 @@ export const replicaSetIndexers: Readonly<Record<string, IndexFunc<ReplicaSet>>>
 
 /** Unclaimed ReplicaSets of the Rollout's namespace whose labels its selector matches. */
 export function unclaimedBy(replicaSets: Cache<ReplicaSet>, rollout: Rollout): ReplicaSet[] {
-  return replicaSets
-    .byIndex(UNCLAIMED, rollout.metadata.namespace ?? '')
-    .filter((rs) => selectorMatches(rollout.spec.selector, rs.metadata?.labels ?? {}));
+  return replicaSets.byIndex(UNCLAIMED, rollout.metadata.namespace ?? '').filter((rs) => {
+    // A workloadRef Rollout without a selector of its own adopts nothing: its selector is the
+    // referent's, which this index does not resolve.
+    const selector = rollout.spec.selector;
+    return selector !== undefined && selectorMatches(selector, rs.metadata?.labels ?? {});
+  });
 }
 
 /** Pods by `namespace/hash`: a Rollout's pods are those of its ReplicaSets' hashes. */
@@ -77,6 +83,12 @@ export const rolloutIndexers: Readonly<Record<string, IndexFunc<Rollout>>> = {
   [BY_TEMPLATE]: (r) => templateRefs(r),
   [BY_TRAFFIC_OBJECT]: (r) => trafficRefKeys(r),
   [BY_ROLLOUT_NAMESPACE]: (r) => [r.metadata?.namespace ?? ''],
+  [BY_WORKLOAD]: (r) => {
+    const ref = r.spec?.workloadRef;
+    if (ref === undefined) return [];
+    const ns = r.metadata?.namespace ?? '';
+    return [workloadKey(ref.kind, ns, ref.name), workloadKindKey(ref.kind)];
+  },
 };
 
 /** `namespace/name` of each AnalysisTemplate a Rollout names, `cluster:name` of each cluster one. */

@@ -21,6 +21,7 @@ import type { Key } from './reconciler.ts';
 import { RolloutReconciler } from './rollout-reconciler.ts';
 import type { PlannedEvent } from './rollout-reconciler.ts';
 import type { TrafficInformers } from './traffic-wiring.ts';
+import type { WorkloadInformers } from './workload-wiring.ts';
 import { analysisRunWatches, rolloutWatches } from './watches.ts';
 
 export interface ControllerDeps {
@@ -31,6 +32,9 @@ export interface ControllerDeps {
   readonly metrics: ControllerMetrics;
   readonly informers: ControllerInformers;
   readonly traffic: TrafficInformers;
+  /** The workloadRef informers, started as Rollouts reference their kinds (absent: not
+   *  watched). */
+  readonly workloads?: WorkloadInformers;
   readonly events: KubeEventRecorder;
   /** Whether RolloutApprovals can be trusted (absent: they are, as in unit tests). */
   readonly identityPolicy?: IdentityPolicyCheck;
@@ -44,7 +48,11 @@ export function rolloutController(
 ): Controller {
   const { informers: s, metrics } = d;
   const reconciler = new RolloutReconciler({
-    cache: { ...rolloutCache(s), traffic: d.traffic.cache },
+    cache: {
+      ...rolloutCache(s),
+      traffic: d.traffic.cache,
+      ...(d.workloads === undefined ? {} : { workloadOf: (r: Rollout) => d.workloads?.observe(r) }),
+    },
     api: d.api,
     events: d.events,
     clock: d.clock,
@@ -83,7 +91,7 @@ export function rolloutController(
     queue: new RateLimitingQueue<Key>({ clock: d.clock, metrics: metrics.queue('rollout') }),
     reconciler,
     workers: d.config.workers,
-    watches: rolloutWatches(s, d.traffic),
+    watches: rolloutWatches(s, d.traffic, d.workloads),
     // With the Rollouts that went while this replica was not acting, to give back what they marked.
     keys: () => [...(s.rollouts.keys() as Key[]), ...reconciler.goneRolloutKeys()],
     observe: (seconds, result) => {

@@ -22,6 +22,7 @@ import { ControllerMetrics } from './metrics.ts';
 import { cacheSizes, internalServer } from './probes.ts';
 import { exitOnSignalUntilWired, wireSignals } from './signals.ts';
 import { trafficInformers } from './traffic-wiring.ts';
+import { WorkloadInformers } from './workload-wiring.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -43,6 +44,7 @@ async function main(): Promise<number> {
   const context = { api, namespace: config.namespace, clock, log, onResumed };
   const informers = controllerInformers(cacheSpecs(config.instanceId), context);
   const traffic = await trafficInformers(context);
+  const workloads = new WorkloadInformers(context);
   const events = new KubeEventRecorder({
     api,
     reportingController: CONTROLLER_NAME,
@@ -79,11 +81,12 @@ async function main(): Promise<number> {
     metrics,
     informers,
     traffic,
+    workloads,
     events,
     identityPolicy,
     approvalPeople,
   };
-  const watched = [...traffic.informers, ...Object.values(informers)];
+  const watched = [...traffic.informers, ...Object.values(informers), workloads];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,
     log,

@@ -7,6 +7,7 @@ import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api
 import type {
   AnalysisRun,
   AnalysisTemplate,
+  Deployment,
   Person,
   Pod,
   ReplicaSet,
@@ -17,8 +18,8 @@ import type {
 } from '../api/index.ts';
 import { Resources } from '../kube/index.ts';
 import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
-import { plan, servicesOf } from '../rollout/index.ts';
-import type { Observed, Plan, Write } from '../rollout/index.ts';
+import { plan, resolveWorkload, servicesOf } from '../rollout/index.ts';
+import type { Observed, ObservedWorkload, Plan, Write } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
@@ -28,6 +29,7 @@ import type { TrafficObjectCache, TrafficView } from './traffic-shell.ts';
 import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
 import { RolloutReleases } from './deletion.ts';
 import { restoreWorkload } from './workload-restore.ts';
+import type { WorkloadReading } from './workload-wiring.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -51,6 +53,8 @@ export interface RolloutCache {
   approvalsOf?(rollout: Rollout): RolloutApproval[];
   /** The traffic routers' objects (absent: traffic routing is not watched). */
   readonly traffic?: TrafficObjectCache;
+  /** What the Rollout's workloadRef names (undefined: it has none; absent: not watched). */
+  workloadOf?(rollout: Rollout): WorkloadReading | undefined;
 }
 
 export interface EventSink {
@@ -94,10 +98,13 @@ interface ShellPass {
   readonly services: ReadonlyMap<string, Service>;
   readonly traffic: TrafficView | undefined;
   readonly now: number;
+  readonly workload: ObservedWorkload | undefined;
 }
 
 /** A cache that has not yet seen our own last status write would plan the same step twice. */
 const STALE_CACHE_REQUEUE_MS = 100;
+/** How soon a Rollout whose workloadRef kind is still being listed looks again. */
+const WORKLOAD_SYNC_REQUEUE_MS = 1000;
 
 export class RolloutReconciler implements Reconciler {
   readonly #deps: RolloutReconcilerDeps;
@@ -109,6 +116,8 @@ export class RolloutReconciler implements Reconciler {
   readonly #serviceWrites: Expectations<string>;
   /** Deleted Rollouts whose marked objects are still to be given back. */
   readonly #releases: RolloutReleases;
+  /** workloadRef Deployments we scaled, likewise (the scale-down and its event, twice). */
+  readonly #workloadWrites: Expectations<string>;
   /** Backs off a Rollout whose status is rewritten without progress (a planner bug). */
   readonly #storms = new WriteStormGuard();
 
@@ -117,6 +126,7 @@ export class RolloutReconciler implements Reconciler {
     this.#statusWrites = new Expectations(deps.clock);
     this.#replicaSetWrites = new Expectations(deps.clock);
     this.#serviceWrites = new Expectations(deps.clock);
+    this.#workloadWrites = new Expectations(deps.clock);
     this.#releases = new RolloutReleases({
       cache: deps.cache,
       api: deps.api,
@@ -183,10 +193,27 @@ export class RolloutReconciler implements Reconciler {
         return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
       }
     }
+    const workload = cache.workloadOf?.(rollout);
+    // Its kind's cache is still filling (not found is not unread): the sync wakes this Rollout;
+    // the look a moment later finds the cache failing to fill, if it does.
+    if (workload === 'syncing') return { requeueAfterMs: WORKLOAD_SYNC_REQUEUE_MS };
+    const referent = workload?.object?.metadata;
+    if (
+      this.#workloadWrites.stale(
+        `${referent?.namespace}/${referent?.name}`,
+        referent?.resourceVersion,
+      )
+    ) {
+      return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    }
     const now = clock.now();
     const planner = this.#deps.planner ?? plan;
+    // The routers read the Rollout its referent makes (the template's hash); none if unresolved.
+    const resolved = resolveWorkload(rollout, workload);
     const traffic =
-      cache.traffic === undefined ? undefined : observeTraffic(rollout, cache.traffic, replicaSets);
+      cache.traffic === undefined || !resolved.ok
+        ? undefined
+        : observeTraffic(resolved.rollout, cache.traffic, replicaSets);
     const requests = cache.approvalsOf?.(rollout) ?? [];
     const screened = this.#deps.screenApprovals?.(requests, now) ?? {
       admitted: requests,
@@ -204,6 +231,7 @@ export class RolloutReconciler implements Reconciler {
       approvals: screened.admitted,
       approvalPeople: this.#deps.approvalPeople ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
+      ...(workload === undefined ? {} : { workload }),
       now,
     };
     const result = planner(observed);
@@ -214,6 +242,7 @@ export class RolloutReconciler implements Reconciler {
       services,
       traffic,
       now,
+      workload,
     };
     const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
     if (applied.refusal !== undefined) {
@@ -250,6 +279,7 @@ export class RolloutReconciler implements Reconciler {
       if (write.kind === 'applyReplicaSet' || write.kind === 'adoptReplicaSet')
         this.#noteReplicaSetWrite(replicaSets, write.body, written);
       if (write.kind === 'applyService') this.#noteServiceWrite(pass.services, write.body, written);
+      if (write.kind === 'scaleWorkload') this.#noteWorkloadWrite(pass.workload, written);
       if (write.kind === 'applyStatus') this.#storms.written(key, write.status, now);
       if (write.kind === 'applyStatus' && written !== undefined && written !== readVersion) {
         this.#statusWrites.expect(key, [readVersion], written);
@@ -277,6 +307,14 @@ export class RolloutReconciler implements Reconciler {
     const before = observed.get(name)?.metadata?.resourceVersion;
     if (before !== undefined && written !== undefined && written !== before) {
       this.#serviceWrites.expect(`${body.metadata?.namespace}/${name}`, [before], written);
+    }
+  }
+
+  #noteWorkloadWrite(observed: ObservedWorkload | undefined, written?: string): void {
+    const meta = observed?.object?.metadata;
+    const before = meta?.resourceVersion;
+    if (before !== undefined && written !== undefined && written !== before) {
+      this.#workloadWrites.expect(`${meta?.namespace}/${meta?.name}`, [before], written);
     }
   }
 
@@ -312,6 +350,13 @@ export class RolloutReconciler implements Reconciler {
         return undefined;
       case 'applyService': {
         const written = await api.apply(w.body as Service & { metadata: object });
+        return written.metadata?.resourceVersion;
+      }
+      case 'scaleWorkload': {
+        // Forced: it must win over a GitOps manager's replicas (argo-rollouts#4935).
+        const written = await api.apply(w.body as Deployment & { metadata: object }, {
+          force: true,
+        });
         return written.metadata?.resourceVersion;
       }
       case 'setTraffic':

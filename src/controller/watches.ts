@@ -22,6 +22,7 @@ import {
   BY_SERVICE,
   BY_TEMPLATE,
   BY_TRAFFIC_OBJECT,
+  BY_WORKLOAD,
   ROLLOUT,
   rolloutOfApproval,
   templateRef,
@@ -29,6 +30,7 @@ import {
 import type { Stores } from './caches.ts';
 import type { Key } from './reconciler.ts';
 import type { TrafficInformers } from './traffic-wiring.ts';
+import type { WorkloadInformers } from './workload-wiring.ts';
 import {
   added,
   anyChange,
@@ -58,12 +60,24 @@ export interface WatchedInformers {
   readonly jobs: Watched<KubeObject>;
 }
 
-/** The Rollout controller's table. */
+/** The Rollout controller's table. `workloads`: the lazily started workloadRef informers
+ *  (absent: workloadRefs are not watched). */
 export function rolloutWatches(
   s: WatchedInformers,
   traffic: Pick<TrafficInformers, 'onChange'>,
+  workloads?: Pick<WorkloadInformers, 'onChange'>,
 ): readonly Watch[] {
   const onTrafficChange = (wake: (objectKey: string) => void): void => traffic.onChange(wake);
+  const workloadRows =
+    workloads === undefined
+      ? []
+      : [
+          watchChanges(
+            'workloadRef referent',
+            (wake: (key: string) => void) => workloads.onChange(wake),
+            referencingWorkload(s),
+          ),
+        ];
   return [
     watch('Rollout', s.rollouts, anyChange, itself),
     watch('ReplicaSet', s.replicaSets, anyChange, ownerRollout),
@@ -71,6 +85,7 @@ export function rolloutWatches(
     watch('Pod', s.pods, anyChange, podsRollout(s)),
     watch('Service', s.services, anyChange, namingService(s)),
     watchChanges('traffic object', onTrafficChange, routingThrough(s)),
+    ...workloadRows,
     watch('AnalysisTemplate', s.analysisTemplates, anyChange, namingTemplate(s)),
     watch('ClusterAnalysisTemplate', s.clusterAnalysisTemplates, anyChange, namingTemplate(s)),
     watch('AnalysisRun', s.analysisRuns, phaseChanged, ownerRollout),
@@ -119,7 +134,7 @@ export function adoptingRollouts(stores: Stores): KeyMapping<ReplicaSet> {
     const labels = rs.metadata?.labels ?? {};
     return stores.rollouts
       .byIndex(BY_ROLLOUT_NAMESPACE, rs.metadata?.namespace ?? '')
-      .filter((r) => selectorMatches(r.spec.selector, labels))
+      .filter((r) => r.spec.selector !== undefined && selectorMatches(r.spec.selector, labels))
       .map((r) => `${r.metadata.namespace}/${r.metadata.name}` as Key);
   });
 }
@@ -128,6 +143,14 @@ export function adoptingRollouts(stores: Stores): KeyMapping<ReplicaSet> {
 export function namingService(stores: Stores): KeyMapping<Service> {
   return mapping('Rollouts naming it', (svc) =>
     rolloutsBy(stores, BY_SERVICE, `${svc.metadata?.namespace}/${svc.metadata?.name}`),
+  );
+}
+
+/** The Rollouts whose workloadRef names a changed workload (or, once its kind's cache has
+ *  synced, every Rollout referencing that kind). */
+function referencingWorkload(stores: Stores): KeyMapping<string> {
+  return mapping('Rollouts referencing it', (indexValue) =>
+    rolloutsBy(stores, BY_WORKLOAD, indexValue),
   );
 }
 

@@ -58,6 +58,7 @@ export {
   collectionPath,
   objectPath,
   resourceLabel,
+  watched,
   type ResourceType,
   type KindAccess,
 } from './resources.ts';

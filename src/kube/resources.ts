@@ -90,6 +90,7 @@ export const Resources = {
   Lease: t('coordination.k8s.io', 'v1', 'Lease', 'leases'),
   ReplicaSet: t('apps', 'v1', 'ReplicaSet', 'replicasets'),
   Deployment: t('apps', 'v1', 'Deployment', 'deployments'),
+  PodTemplate: t('', 'v1', 'PodTemplate', 'podtemplates'),
   Job: t('batch', 'v1', 'Job', 'jobs'),
   Ingress: t('networking.k8s.io', 'v1', 'Ingress', 'ingresses'),
   HTTPRoute: t('gateway.networking.k8s.io', 'v1', 'HTTPRoute', 'httproutes'),

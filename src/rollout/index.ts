@@ -20,3 +20,6 @@ export { approvalGates, approvalGateAt, gatePlace, stepCountOf } from './approva
 export type { ApprovalGate } from './approval-gates.ts';
 export { deploymentRefOf, needsDeployment, planWorkloadRestore } from './workload-restore.ts';
 export type { DeploymentView, WorkloadPlan, WorkloadStep } from './workload-restore.ts';
+// spec.workloadRef: the effective Rollout the referent makes (the shell reads traffic with it).
+export { resolveWorkload, describeWorkload } from './workload-ref/index.ts';
+export type { ObservedWorkload, Referent, Resolution } from './workload-ref/index.ts';

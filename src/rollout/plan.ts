@@ -19,11 +19,33 @@ import { STRATEGIES, strategyOf } from './strategies.ts';
 import type { StrategyTable } from './strategies.ts';
 import type { Observed, Plan } from './types.ts';
 import { specProblems } from './validate.ts';
+import { afterStrategy, resolveWorkload, withWorkloadGeneration } from './workload-ref/index.ts';
 
 const NO_TEMPLATES: ReadonlyMap<string, AnalysisTemplate> = new Map<string, AnalysisTemplate>();
 
-/** `strategies`: the dispatch table (tests give their own). */
-export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan {
+/**
+ * `strategies`: the dispatch table (tests give their own). A Rollout with a workloadRef is planned
+ * as the effective Rollout its referent makes (workload-ref/); a referent that is missing or
+ * unusable is one problem, and nothing but the status is written.
+ */
+export function plan(observed: Observed, strategies: StrategyTable = STRATEGIES): Plan {
+  const resolved = resolveWorkload(observed.rollout, observed.workload);
+  if (!resolved.ok) return planInvalid(observed, [resolved.problem], resolved.generation);
+  return planResolved(
+    { ...observed, rollout: resolved.rollout },
+    observed,
+    resolved.generation,
+    strategies,
+  );
+}
+
+/** `o`: with the effective Rollout; `stored`: as observed (the workloadRef's scale-down). */
+function planResolved(
+  o: Observed,
+  stored: Observed,
+  generation: string | undefined,
+  strategies: StrategyTable,
+): Plan {
   const strategy = strategyOf(o.rollout.spec.strategy, strategies);
   const problems = [
     ...specProblems(
@@ -39,14 +61,16 @@ export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan 
     // Needs the cluster's people mapping, so not among the spec's own rules.
     ...approvalPeopleProblems(approvalGates(o.rollout), o.approvalPeople ?? []),
   ];
-  if (problems.length > 0) return planInvalid(o, problems);
+  if (problems.length > 0) return planInvalid(o, problems, generation);
   // Validation requires a strategy; this only guards a table that lacks the one the spec names.
-  if (strategy === undefined) return planInvalid(o, ['spec.strategy: must set a strategy']);
+  if (strategy === undefined) {
+    return planInvalid(o, ['spec.strategy: must set a strategy'], generation);
+  }
   for (const prePass of PRE_PASSES) {
     const taken = prePass(o, strategy);
     if (taken !== undefined) return taken;
   }
-  const planned = strategy.plan(o);
+  const planned = afterStrategy(stored, generation, strategy.plan(o));
   const { status } = planned;
   const fragments = [...planned.fragments, releaseServices(o)];
   const writes = orderWrites({
@@ -58,7 +82,11 @@ export function plan(o: Observed, strategies: StrategyTable = STRATEGIES): Plan 
   return requeueAfterMs === undefined ? { writes } : { writes, requeueAfterMs };
 }
 
-function planInvalid(o: Observed, problems: readonly string[]): Plan {
+function planInvalid(
+  o: Observed,
+  problems: readonly string[],
+  generation: string | undefined,
+): Plan {
   const { rollout } = o;
   const prev = rollout.status ?? {};
   const message = problems.join('; ');
@@ -68,7 +96,12 @@ function planInvalid(o: Observed, problems: readonly string[]): Plan {
     new Date(o.now).toISOString(),
   );
   const status = {
-    ...prev,
+    // A referent not found keeps the generation last seen; an inline template has none.
+    ...withWorkloadGeneration(
+      prev,
+      generation ??
+        (rollout.spec.workloadRef === undefined ? undefined : prev.workloadObservedGeneration),
+    ),
     phase: 'Degraded' as const,
     message: `${Reason.InvalidSpec}: ${message}`,
     observedGeneration: String(rollout.metadata.generation ?? 0),

@@ -79,7 +79,9 @@ export interface ReplicaSetShape {
  *  apply carries the whole object. */
 export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): ReplicaSet {
   const { spec, metadata } = rollout;
-  const template = spec.template;
+  // The planner sees the resolved Rollout (workload-ref/): a template and a selector are set.
+  const template = spec.template ?? {};
+  const selector = spec.selector ?? {};
   const podLabels = {
     // The pods keep every template label: selectors (Helm's app.kubernetes.io/instance, say)
     // may need them. Only the ReplicaSet's own metadata drops GitOps tracking keys.
@@ -113,8 +115,8 @@ export function replicaSetBody(rollout: Rollout, shape: ReplicaSetShape): Replic
       replicas: shape.replicas,
       minReadySeconds: spec.minReadySeconds ?? 0,
       selector: {
-        ...spec.selector,
-        matchLabels: { ...spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: shape.hash },
+        ...selector,
+        matchLabels: { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: shape.hash },
       },
       template: {
         ...template,

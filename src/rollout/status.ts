@@ -156,7 +156,7 @@ export function buildStatus(i: StatusInput): StatusResult {
     currentStepHash: i.stepsHash,
     ...counts,
     HPAReplicas: i.served === undefined ? counts.replicas : (i.served.status?.replicas ?? 0),
-    selector: selectorString(servedSelector(spec.selector, i.served)),
+    selector: selectorString(servedSelector(spec.selector ?? {}, i.served)),
     collisionCount: prev.collisionCount,
     pauseConditions: p.pauseConditions.length > 0 ? [...p.pauseConditions] : undefined,
     controllerPause: p.controllerPause || undefined,

@@ -4,8 +4,10 @@
  */
 import type { PodMetadataPatch } from './pod-metadata.ts';
 import type { Refusal } from './progressing.ts';
+import type { ObservedWorkload } from './workload-ref/index.ts';
 import type {
   ApprovalRecord,
+  Deployment,
   AnalysisRun,
   AnalysisTemplate,
   Pod,
@@ -45,6 +47,9 @@ export interface Observed {
   readonly approvalPeople?: readonly Person[];
   /** The traffic router's reading of its objects (only with trafficRouting). */
   readonly traffic?: TrafficObservation;
+  /** The object `spec.workloadRef` names, as the cache holds it (absent `object`: not found;
+   *  absent altogether: the Rollout has no workloadRef, or the shell did not read it). */
+  readonly workload?: ObservedWorkload;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
   /** A ReplicaSet write of the last plan that the API server refused (the shell plans again
@@ -69,6 +74,9 @@ export type Write =
       readonly canaryHash: string;
       readonly stableHash: string;
     }
+  /** Server-side apply, forced, of what we own on a workloadRef's Deployment: `spec.replicas`
+   *  and our annotations (the scale-down). */
+  | { readonly kind: 'scaleWorkload'; readonly body: Deployment }
   /** Eviction (PDB-aware delete) of a pod, for restartAt. */
   | { readonly kind: 'evictPod'; readonly name: string }
   /** Merge patch of a pod's role labels/annotations (canary/stableMetadata); null removes. */

@@ -210,7 +210,7 @@ async function oneUpdate(
     subject.name,
     (r) =>
       healthyAndPromoted(r) &&
-      r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}`,
+      r.spec.template?.spec?.containers[0]?.image === `registry.invalid/${image}`,
   );
   const t0 = performance.timeOrigin + performance.now();
   await setImage(http, NS, subject.name, image);

@@ -356,7 +356,7 @@ export async function canaryLatencies(
         name,
         (r) =>
           healthyAndPromoted(r) &&
-          r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}`,
+          r.spec.template?.spec?.containers[0]?.image === `registry.invalid/${image}`,
       );
       const t0 = nowMs();
       await setImage(http, ns, name, image);

@@ -142,7 +142,7 @@ async function timerLatencies(http: KubeHttp): Promise<{ pause: number[]; abort:
       const image = `app:${i + 2}`;
       // The new spec, and a status the controller computed from it.
       const current = (r: Rollout): boolean =>
-        r.spec.template.spec?.containers[0]?.image === `registry.invalid/${image}` &&
+        r.spec.template?.spec?.containers[0]?.image === `registry.invalid/${image}` &&
         r.status?.observedGeneration === String(r.metadata.generation);
       // Pause expiry: from startTime + 2 s to the status write that moves past the pause.
       const inPause = await armRollout(

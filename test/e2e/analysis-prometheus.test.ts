@@ -121,7 +121,7 @@ async function release(
   // The new pods' hash is known before they exist: their metrics are there from their first
   // scrape, as a real pod's would be. An image of its own keeps the hash from other tests.
   const image = `registry.invalid/app:${ns}`;
-  const next = structuredClone(first.spec.template);
+  const next = structuredClone(first.spec.template ?? {});
   const [container] = next.spec?.containers ?? [];
   if (container) container.image = image;
   app.set(podTemplateHash(next, 0), { ...canary, latencyMs: 20 });

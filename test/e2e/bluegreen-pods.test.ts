@@ -192,7 +192,7 @@ describe('antiAffinity.requiredDuringSchedulingIgnoredDuringExecution', () => {
     });
     // Revision 1 must run on the two blue nodes, one pod on each.
     const podSpec: PodSpec = {
-      containers: body.spec.template.spec?.containers ?? [],
+      containers: body.spec.template?.spec?.containers ?? [],
       nodeSelector: { [POOL_KEY]: pool },
       tolerations: [{ key: POOL_KEY, operator: 'Equal', value: pool, effect: 'NoSchedule' }],
       affinity: {
@@ -213,7 +213,7 @@ describe('antiAffinity.requiredDuringSchedulingIgnoredDuringExecution', () => {
         },
       ],
     };
-    body.spec.template.spec = podSpec;
+    body.spec.template = { ...body.spec.template, spec: podSpec };
     await createRollout(ns, body);
     const healthy = await waitForRollout(ns, 'app', 'first revision Healthy', phase('Healthy'));
     const rev1 = healthy.status?.stableRS ?? '';

@@ -133,8 +133,12 @@ test("undo copies the previous revision's template into spec, on the version it 
     "rollout 'web' rolled back to the template of revision 1 (spec.template written)\n",
   );
   const ro = await getRollout(ns);
-  assert.equal(ro.spec.template.spec?.containers[0]?.image, 'registry.invalid/app:1');
-  assert.deepEqual(ro.spec.template.metadata?.labels, { app: 'web' }, 'no pod-template-hash label');
+  assert.equal(ro.spec.template?.spec?.containers[0]?.image, 'registry.invalid/app:1');
+  assert.deepEqual(
+    ro.spec.template?.metadata?.labels,
+    { app: 'web' },
+    'no pod-template-hash label',
+  );
   assert.equal(ro.metadata.generation, (before.metadata.generation ?? 0) + 1);
   assert.ok(pluginFields(ro).length === 1);
   assertOneLineError(
@@ -148,7 +152,7 @@ test('set image changes the named container; an unknown one lists those there ar
   const r = await plugin(['set', 'image', 'web', 'app=registry.invalid/app:3', '-n', ns]);
   assert.deepEqual(r, { code: 0, stdout: "rollout 'web' image updated\n", stderr: '' });
   assert.equal(
-    (await getRollout(ns)).spec.template.spec?.containers[0]?.image,
+    (await getRollout(ns)).spec.template?.spec?.containers[0]?.image,
     'registry.invalid/app:3',
   );
   assertOneLineError(

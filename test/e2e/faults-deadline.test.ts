@@ -128,7 +128,10 @@ describe('a first version whose pods never become Ready', () => {
       progressDeadlineSeconds: DEADLINE_SECONDS,
       strategy: { canary: { maxSurge: 1, maxUnavailable: 0 } },
     });
-    body.spec.template.metadata = { labels: { app: 'first', [FAULT_LABEL]: NEVER_READY } };
+    body.spec.template = {
+      ...body.spec.template,
+      metadata: { labels: { app: 'first', [FAULT_LABEL]: NEVER_READY } },
+    };
     await createRollout(ns, body);
     const degraded = await waitForRollout(
       ns,

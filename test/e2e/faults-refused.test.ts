@@ -140,7 +140,7 @@ describe('a first template the API server refuses', () => {
   it('(f) gets the ReplicaFailure condition, a Warning event and Degraded', async () => {
     const ns = await testNamespace('refused-first');
     const body = rolloutBody('f', PLAIN);
-    body.spec.template.spec = { containers: [] };
+    body.spec.template = { ...body.spec.template, spec: { containers: [] } };
     await createRollout(ns, body);
     await waitForRollout(
       ns,

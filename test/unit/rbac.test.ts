@@ -13,6 +13,7 @@ import { providerKinds } from '../../src/analysis/providers/index.ts';
 import type { KindAccess } from '../../src/kube/resources.ts';
 import { identityPolicyKinds } from '../../src/controller/identity-policy.ts';
 import { routerKinds } from '../../src/traffic/index.ts';
+import { workloadKinds } from '../../src/controller/workload-wiring.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 
 interface Rule {
@@ -57,6 +58,7 @@ const EXTENSIONS: readonly [string, () => readonly KindAccess[]][] = [
   ['traffic routers', routerKinds],
   ['metric providers', providerKinds],
   ['identity policy check', identityPolicyKinds],
+  ['workloadRef informers and scale-down', workloadKinds],
 ];
 
 describe('RBAC for the registered routers and providers', () => {
@@ -88,6 +90,15 @@ describe('RBAC for the registered routers and providers', () => {
       'trafficsplits',
       'virtualservices',
     ]);
+  });
+
+  it('workloadRef: Deployments are patched (server-side apply), never updated or deleted', () => {
+    for (const path of [SOURCE, CHART_COPY]) {
+      const verbs = rulesOf(path)
+        .filter((r) => r.apiGroups?.includes('apps') && r.resources?.includes('deployments'))
+        .flatMap((r) => r.verbs ?? []);
+      assert.deepEqual([...verbs].sort(), ['get', 'list', 'patch', 'watch'], path);
+    }
   });
 
   it('a kind missing from the RBAC is reported, by verb and resource', () => {

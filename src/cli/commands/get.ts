@@ -9,15 +9,16 @@ import type { AnalysisRun } from '../../api/analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, type CliDeps } from '../context.ts';
-import { CliError } from '../errors.ts';
+import { CliError, httpStatusOf } from '../errors.ts';
 import { ansiColor, noColor, wantColor, type Paint } from '../render/color.ts';
 import { renderAnalysisRun } from '../render/analysis.ts';
 import { rolloutInfo } from '../render/info.ts';
-import type { PodLike, ReplicaSetLike } from '../render/objects.ts';
+import type { PodLike, ReplicaSetLike, WorkloadLike } from '../render/objects.ts';
 import { renderRollout } from '../render/tree.ts';
 import { LiveView } from '../terminal.ts';
 import { Mirror, Throttle } from '../watch.ts';
 import { printObject } from '../render/output.ts';
+import { workloadPlural } from '../workload-client.ts';
 import {
   ANALYSIS_RUN,
   outputOption,
@@ -51,10 +52,11 @@ export async function runGet(
   const selector = POD_TEMPLATE_HASH_LABEL;
   if (!opts.watch) {
     const ro = await client.getRollout(namespace, name);
-    const [rs, pods, runs] = await Promise.all([
+    const [rs, pods, runs, workload] = await Promise.all([
       client.listReplicaSets(namespace, selector),
       client.listPods(namespace, selector),
       client.listAnalysisRuns(namespace),
+      workloadOf(client, namespace, ro),
     ]);
     const info = rolloutInfo(
       sanitised(ro),
@@ -62,11 +64,29 @@ export async function runGet(
       sanitised(pods.items),
       deps.now(),
       sanitised(runs.items),
+      workload === undefined ? undefined : sanitised(workload),
     );
     deps.out.write(renderRollout(info, { paint, now: deps.now() }));
     return 0;
   }
   return watchRollout(deps, client, namespace, name, opts, paint);
+}
+
+/** The object the Rollout's workloadRef names; undefined without one, or when it is not found
+ *  (the header says so). */
+async function workloadOf(
+  client: KubeClient,
+  namespace: string,
+  ro: Rollout,
+): Promise<WorkloadLike | undefined> {
+  const ref = ro.spec.workloadRef;
+  if (ref === undefined) return undefined;
+  try {
+    return await client.getWorkload(namespace, ref);
+  } catch (err) {
+    if (httpStatusOf(err) === 404) return undefined;
+    throw err;
+  }
 }
 
 async function watchRollout(
@@ -77,7 +97,7 @@ async function watchRollout(
   opts: GetOptions,
   paint: Paint,
 ): Promise<number> {
-  await client.getRollout(namespace, name); // the one-line "not found" / "forbidden" errors
+  const first = await client.getRollout(namespace, name); // one-line "not found" / "forbidden"
   const selector = POD_TEMPLATE_HASH_LABEL;
   const view = new LiveView(deps.out);
   let finished = false;
@@ -105,6 +125,7 @@ async function watchRollout(
       sanitised(pods.values),
       now,
       sanitised(runs.values),
+      workloads?.values[0] === undefined ? undefined : sanitised(workloads.values[0]),
     );
     const key = renderRollout(info, { now, showAge: false });
     view.update(renderRollout(info, { paint, now }), key);
@@ -136,13 +157,32 @@ async function watchRollout(
     watchSource('analysisruns', () => client.listAnalysisRuns(namespace), undefined),
     { onChange, onRetry },
   );
+  // The referenced Deployment, followed too: a migration shows its replicas going to 0.
+  const ref = first.spec.workloadRef;
+  const workloads =
+    ref === undefined
+      ? undefined
+      : new Mirror<WorkloadLike>(
+          {
+            list: () => client.listWorkload(namespace, ref),
+            watch: (resourceVersion, on) =>
+              client.watch(
+                workloadPlural(ref),
+                namespace,
+                { fieldSelector: `metadata.name=${ref.name}`, resourceVersion },
+                on,
+              ),
+          },
+          { onChange, onRetry },
+        );
   let ready = false;
   const timer = opts.timeoutMs > 0 ? setTimeout(() => finish(0), opts.timeoutMs) : undefined;
   // On a terminal, ages and scale-down delays tick: redraw once a second.
   const ticker = view.tty ? setInterval(onChange, 1000) : undefined;
   const stopInterrupt = deps.onInterrupt(() => finish(EXIT_INTERRUPTED));
   try {
-    Promise.all([rollouts.start(), replicaSets.start(), pods.start(), runs.start()]).then(
+    const mirrors = [rollouts, replicaSets, pods, runs, ...(workloads ? [workloads] : [])];
+    Promise.all(mirrors.map((m) => m.start())).then(
       () => {
         ready = true;
         render();
@@ -155,7 +195,7 @@ async function watchRollout(
     clearInterval(ticker);
     throttle.cancel();
     stopInterrupt();
-    for (const m of [rollouts, replicaSets, pods, runs]) m.stop();
+    for (const m of [rollouts, replicaSets, pods, runs, workloads]) m?.stop();
     view.close();
   }
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
 import { decideSetImage, parseImageArgs } from '../spec-edits.ts';
 import { clientFor, nameArgument, type Registrar } from './common.ts';
-import { sendSpecChange } from './send-spec.ts';
+import { sendSpecChange, templateHolder } from './send-spec.ts';
 import { GITOPS_WARNING } from './undo.ts';
 
 export const registerSet: Registrar = (program, deps, act) => {
@@ -21,7 +21,9 @@ Examples:
   kubectl stepwise set image web '*=registry.example/web:2.1'
 
 Replaces the image of each named container (containers, initContainers, ephemeralContainers)
-in spec.template with a JSON patch under the field manager kubectl-stepwise.
+in spec.template with a JSON patch under the field manager kubectl-stepwise. A Rollout with a
+workloadRef has no template of its own: the referenced Deployment's (ReplicaSet's, PodTemplate's)
+is changed instead, and the Rollout rolls it out.
 ${GITOPS_WARNING}`,
     )
     .action(
@@ -29,7 +31,9 @@ ${GITOPS_WARNING}`,
         const images = parseImageArgs(pairs);
         if (typeof images === 'string') throw new CliError(images);
         const { client, namespace } = await clientFor(deps, cmd);
-        return sendSpecChange(deps, client, namespace, name, (ro) => decideSetImage(ro, images));
+        return sendSpecChange(deps, client, namespace, name, async (ro) =>
+          decideSetImage(ro, images, await templateHolder(client, namespace, ro)),
+        );
       }),
     );
 };

@@ -8,8 +8,8 @@ import { PauseReason } from '../../api/reasons.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import type { KubeClient } from '../client.ts';
 import { EXIT_INTERRUPTED, println, type CliDeps } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { displayPhase } from '../render/info.ts';
+import { CliError, httpStatusOf } from '../errors.ts';
+import { displayPhase, type PhaseInfo } from '../render/info.ts';
 import { DEGRADED_PREFIX, statusLine, TIMEOUT_MESSAGE } from '../render/status.ts';
 import { Mirror } from '../watch.ts';
 import {
@@ -50,8 +50,13 @@ export async function runStatus(
   opts: StatusOptions,
 ): Promise<number> {
   const first = await client.getRollout(namespace, name);
+  const workloadGeneration = await referentGeneration(client, namespace, first);
+  const shown = (ro: Rollout) => {
+    const unseen = unseenWorkload(ro, workloadGeneration);
+    return unseen === undefined ? displayPhase(sanitised(ro)) : sanitised(unseen);
+  };
   if (!opts.watch) {
-    println(deps, statusLine(displayPhase(sanitised(first))));
+    println(deps, statusLine(shown(first)));
     return 0;
   }
   let last: string | undefined;
@@ -69,7 +74,7 @@ export async function runStatus(
       finish(new CliError(`rollout "${name}" was deleted from namespace "${namespace}"`));
       return;
     }
-    const phase = displayPhase(sanitised(ro));
+    const phase = shown(ro);
     const line = statusLine(phase);
     if (line !== last) println(deps, line);
     last = line;
@@ -150,3 +155,32 @@ export const registerStatus: Registrar = (program, deps, act) => {
       ),
     );
 };
+
+/** The generation of the object the Rollout's workloadRef names, when it has one and it is
+ *  there: a change to it (set image) does not change the Rollout's own generation. */
+async function referentGeneration(
+  client: KubeClient,
+  namespace: string,
+  ro: Rollout,
+): Promise<number | undefined> {
+  const ref = ro.spec.workloadRef;
+  if (ref === undefined) return undefined;
+  try {
+    return (await client.getWorkload(namespace, ref)).metadata?.generation;
+  } catch (err) {
+    if (httpStatusOf(err) === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Progressing until the controller has read the referent as it was when we started: a Healthy
+ *  from before a change to it is not an answer. */
+function unseenWorkload(ro: Rollout, generation: number | undefined): PhaseInfo | undefined {
+  const ref = ro.spec.workloadRef;
+  if (ref === undefined || generation === undefined) return undefined;
+  if (Number(ro.status?.workloadObservedGeneration ?? 0) >= generation) return undefined;
+  return {
+    phase: 'Progressing',
+    message: `waiting for the change to ${ref.kind} "${ref.name}" to be observed`,
+  };
+}

@@ -4,7 +4,7 @@ import { POD_TEMPLATE_HASH_LABEL } from '../../api/keys.ts';
 import { CliError } from '../errors.ts';
 import { decideUndo } from '../spec-edits.ts';
 import { clientFor, nameArgument, type Registrar } from './common.ts';
-import { sendSpecChange } from './send-spec.ts';
+import { sendSpecChange, templateHolder } from './send-spec.ts';
 
 export const GITOPS_WARNING = `
 This writes spec, which Git owns under GitOps: Argo CD or Flux puts Git's template back on the
@@ -24,7 +24,8 @@ Copies the pod template of the Rollout's ReplicaSet whose stepwise.dev/revision 
 (default: the newest revision before the latest) into spec.template with a JSON patch under the
 field manager kubectl-stepwise, less the ${POD_TEMPLATE_HASH_LABEL} label (as Argo Rollouts'
 undo) and the canaryMetadata/stableMetadata keys the controller adds. The controller then rolls
-that template out as it would any template change.
+that template out as it would any template change. A Rollout with a workloadRef: the template is
+written to the referenced Deployment (ReplicaSet, PodTemplate) instead.
 ${GITOPS_WARNING}`,
     )
     .action(
@@ -40,7 +41,7 @@ ${GITOPS_WARNING}`,
         const { client, namespace } = await clientFor(deps, cmd);
         return sendSpecChange(deps, client, namespace, name, async (ro) => {
           const { items } = await client.listReplicaSets(namespace, POD_TEMPLATE_HASH_LABEL);
-          return decideUndo(ro, items, toRevision);
+          return decideUndo(ro, items, toRevision, await templateHolder(client, namespace, ro));
         });
       }),
     );

@@ -8,7 +8,7 @@ import { analysisRunInfo, type AnalysisRunInfo } from './analysis.ts';
 import type { Rollout } from '../../api/rollout.ts';
 import { hashOf } from '../../rollout/index.ts';
 import { REVISION_ANNOTATION, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../api/keys.ts';
-import type { PodLike, ReplicaSetLike } from './objects.ts';
+import type { PodLike, ReplicaSetLike, WorkloadLike } from './objects.ts';
 import { toTime } from './objects.ts';
 import { podStatus, type PodStatus } from './pod.ts';
 import type { IconHealth } from './icons.ts';
@@ -123,6 +123,23 @@ export interface RolloutInfo {
   approval?: string;
   /** Decisions on record for the current revision, one line each. */
   approvals: string[];
+  /** The workload spec.workloadRef names, one line (absent: the template is inline). */
+  workload?: string;
+}
+
+/** `Deployment web, replicas 0 (current 0, ready 0), scaleDown onsuccess`; `(not found)`. */
+export function workloadLine(
+  ro: Sanitised<Rollout>,
+  obj: Sanitised<WorkloadLike> | undefined,
+): string | undefined {
+  const ref = ro.spec.workloadRef;
+  if (ref === undefined) return undefined;
+  const what = `${ref.kind} ${ref.name}`;
+  if (obj === undefined) return `${what} (not found)`;
+  const scaleDown = ref.kind === 'Deployment' ? `, scaleDown ${ref.scaleDown ?? 'never'}` : '';
+  if (ref.kind !== 'Deployment') return `${what}${scaleDown}`;
+  const st = obj.status ?? {};
+  return `${what}, replicas ${obj.spec?.replicas ?? 1} (current ${st.replicas ?? 0}, ready ${st.readyReplicas ?? 0})${scaleDown}`;
 }
 
 const ownedBy = (
@@ -170,6 +187,7 @@ export function rolloutInfo(
   allPods: Sanitised<readonly PodLike[]>,
   now: number,
   allRuns: Sanitised<readonly AnalysisRun[]> = NO_RUNS,
+  workload?: Sanitised<WorkloadLike>,
 ): RolloutInfo {
   const st = ro.status ?? {};
   const view = strategyView(ro);
@@ -241,6 +259,7 @@ export function rolloutInfo(
     created: toTime(ro.metadata.creationTimestamp),
     revisions,
     ...approvalLines(ro, now),
+    ...(ro.spec.workloadRef === undefined ? {} : { workload: workloadLine(ro, workload) }),
   };
 }
 
@@ -266,7 +285,7 @@ function imagesOf(ro: Rollout, infos: readonly ReplicaSetInfo[]): ImageInfo[] {
     }
   }
   if (images.size === 0) {
-    for (const c of ro.spec.template.spec?.containers ?? []) {
+    for (const c of ro.spec.template?.spec?.containers ?? []) {
       if (c.image) images.set(c.image, []);
     }
   }

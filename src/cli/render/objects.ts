@@ -36,6 +36,22 @@ export interface ReplicaSetLike {
   status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
 }
 
+/** The object a Rollout's workloadRef names (Deployment, ReplicaSet, PodTemplate): its template
+ *  (`spec.template`, or `template` for a PodTemplate) and, for a Deployment, its replicas. */
+export interface WorkloadLike {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMetaLike;
+  spec?: { replicas?: number; template?: PodTemplateLike };
+  template?: PodTemplateLike;
+  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
+}
+
+export interface PodTemplateLike {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { containers?: ContainerLike[]; [k: string]: unknown };
+}
+
 export interface ContainerStatusLike {
   name?: string;
   ready?: boolean;

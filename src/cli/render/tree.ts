@@ -28,6 +28,7 @@ export function renderHeader(info: RolloutInfo, paint: Paint = noColor): string 
   if (info.message) lines.push(['Message:', info.message]);
   lines.push(['Strategy:', info.strategy]);
   for (const [label, value] of info.strategyLines) lines.push([`  ${label}`, value]);
+  if (info.workload !== undefined) lines.push(['Workload:', info.workload]);
   const images = info.images.map((i) =>
     i.tags.length ? `${i.image} (${i.tags.join(', ')})` : i.image,
   );

@@ -167,7 +167,7 @@ function planBlueGreen(o: Observed): StrategyPlan {
     now: o.now,
   });
   const podSpec =
-    bg.antiAffinity !== undefined && !where.steady && spec.template.spec !== undefined
+    bg.antiAffinity !== undefined && !where.steady && spec.template?.spec !== undefined
       ? withAntiAffinity(
           spec.template.spec,
           bg.antiAffinity,

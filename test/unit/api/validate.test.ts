@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutSpecProblems, fieldPath } from '../../../src/api/index.ts';
+import type { Rollout, RolloutSpec } from '../../../src/api/index.ts';
+import { commonRuleProblems } from '../../../src/api/rollout-rules.ts';
 
 const valid = {
   replicas: 4,
@@ -30,9 +32,33 @@ test('problems name the field path and say what must hold', () => {
   assert.ok(problems.includes('spec.strategy.canary: unknown field surprise'));
 });
 
-test('a missing selector is reported', () => {
+const rolloutOf = (spec: unknown): Rollout =>
+  ({ apiVersion: 'stepwise.dev/v1alpha1', kind: 'Rollout', metadata: {}, spec }) as Rollout;
+
+test('a missing selector is reported (the schema allows it: a workloadRef may supply one)', () => {
   const { selector: _selector, ...noSelector } = valid;
-  assert.deepEqual(rolloutSpecProblems(noSelector), ['spec: must have selector']);
+  assert.deepEqual(rolloutSpecProblems(noSelector), []);
+  assert.deepEqual(commonRuleProblems(rolloutOf(noSelector)), ['spec.selector: must be set']);
+});
+
+test('the template comes from exactly one place: inline or a workloadRef', () => {
+  const workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' } as const;
+  const both: RolloutSpec = { ...(valid as RolloutSpec), workloadRef };
+  assert.deepEqual(rolloutSpecProblems(both), []);
+  assert.deepEqual(commonRuleProblems(rolloutOf(both)), [
+    'spec.template: must not be set together with spec.workloadRef (the pod template comes from Deployment "web")',
+  ]);
+  const { template: _t, selector: _s, ...neither } = valid;
+  assert.deepEqual(commonRuleProblems(rolloutOf(neither)), [
+    'spec.template: must be set, or spec.workloadRef must name a Deployment, ReplicaSet or PodTemplate to take it from',
+  ]);
+  // Offline (the plugin's lint), a workloadRef alone is fine: its template is the cluster's.
+  assert.deepEqual(commonRuleProblems(rolloutOf({ ...neither, workloadRef })), []);
+  assert.deepEqual(
+    rolloutSpecProblems({ ...neither, workloadRef: { ...workloadRef, kind: 'StatefulSet' } })
+      .length,
+    1,
+  );
 });
 
 test('field paths render JSON pointers the way kubectl does', () => {

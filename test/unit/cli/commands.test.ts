@@ -108,7 +108,7 @@ describe('undo', () => {
     const r = await cli(['undo', 'web', '--to-revision', '1']);
     assert.equal(r.code, 0, r.err);
     assert.equal(api.patches.length, 2);
-    assert.equal(stored().spec.template.spec?.containers[0]?.image, 'nginx:1.24');
+    assert.equal(stored().spec.template?.spec?.containers[0]?.image, 'nginx:1.24');
     assert.equal(
       oneLineError(await cli(['undo', 'web', '--to-revision', '9'])),
       "Error: revision 9 of rollout 'web' not found (revisions on record: 1, 2, 3)",
@@ -131,7 +131,7 @@ describe('set image', () => {
       { op: 'test', path: '/spec/template/spec/containers/0/name', value: 'web' },
       { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:1.27' },
     ]);
-    assert.equal(stored().spec.template.spec?.containers[0]?.image, 'nginx:1.27');
+    assert.equal(stored().spec.template?.spec?.containers[0]?.image, 'nginx:1.27');
   });
 
   it('an unknown container is one line naming the containers there are; nothing written', async () => {

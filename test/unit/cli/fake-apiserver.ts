@@ -16,7 +16,7 @@ type Obj = {
   metadata: { name: string; namespace: string; resourceVersion?: string; [k: string]: unknown };
   [k: string]: unknown;
 };
-type Resource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns';
+type Resource = 'rollouts' | 'replicasets' | 'pods' | 'analysisruns' | 'deployments';
 
 export interface PatchRecord {
   namespace: string;
@@ -71,7 +71,7 @@ interface Watcher {
 }
 
 const ROUTE =
-  /^\/(?:apis\/stepwise\.dev\/v1alpha1|apis\/apps\/v1|api\/v1)(?:\/namespaces\/([^/]+))?\/(rollouts|replicasets|pods|analysisruns)(?:\/([^/]+))?(\/status)?$/;
+  /^\/(?:apis\/stepwise\.dev\/v1alpha1|apis\/apps\/v1|api\/v1)(?:\/namespaces\/([^/]+))?\/(rollouts|replicasets|pods|analysisruns|deployments)(?:\/([^/]+))?(\/status)?$/;
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;

@@ -214,6 +214,7 @@ describe('lint, the command', () => {
       'bluegreen.yaml',
       'rollout.yaml',
       'traffic.yaml',
+      'workloadref.yaml',
     ].map((f) => join(root, 'deploy', 'examples', f));
     const r = await runCli(['lint', ...files], { env });
     assert.equal(r.code, 0, r.out);

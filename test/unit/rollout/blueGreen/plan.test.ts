@@ -411,7 +411,7 @@ describe('blue-green planner', () => {
         topologyKey: 'kubernetes.io/hostname',
       },
     ]);
-    assert.equal(s.rollout.spec.template.spec?.affinity, undefined);
+    assert.equal(s.rollout.spec.template?.spec?.affinity, undefined);
   });
 
   it('activeMetadata/previewMetadata: live pods carry the preview labels while paused and the active ones after', () => {
