@@ -643,7 +643,10 @@ describe('the chart, installed', () => {
           await can('patch', 'rollouts.stepwise.dev', '--subresource=status', '-n', appNs),
           'yes',
         );
-        assert.equal(await can('patch', 'rollouts.stepwise.dev', '-n', appNs), 'no');
+        // RBAC grants patch on Rollouts for the workloadRef finalizer; the chart's policy holds
+        // it to that (asserted on a live Rollout below).
+        assert.equal(await can('patch', 'rollouts.stepwise.dev', '-n', appNs), 'yes');
+        assert.equal(await can('delete', 'rollouts.stepwise.dev', '-n', appNs), 'no');
         assert.equal(await can('list', 'rollouts.stepwise.dev', '-n', 'default'), 'no');
         assert.equal(await can('list', 'secrets', '-n', appNs), 'no');
         assert.equal(await can('update', 'leases.coordination.k8s.io', '-n', ns), 'yes');
@@ -743,6 +746,7 @@ describe('the chart, installed', () => {
           );
           assert.deepEqual(await split(appNs, done), [0, 4]);
           await waitForEvents(appNs, ['RolloutStepCompleted', 'RolloutCompleted']);
+          await assertFinalizersOnly(appNs, 'web', kubeconfig);
           // The chart's RBAC refused the controller nothing.
           assert.deepEqual(
             running.logs.filter((l) => /forbidden/i.test(JSON.stringify(l))),
@@ -775,3 +779,33 @@ describe('the chart, installed', () => {
     });
   });
 });
+
+/** With the controller's ServiceAccount: a change to a Rollout's spec is refused by the chart's
+ *  policy; our finalizer is set and taken off (what the workloadRef restore does). */
+async function assertFinalizersOnly(namespace: string, name: string, kubeconfig: string) {
+  const asController = { env: { KUBECONFIG: kubeconfig } };
+  const specPatch = await kubectl(
+    ['patch', 'rollouts.stepwise.dev', name, '-n', namespace, '--type=merge', '-p'].concat(
+      JSON.stringify({ spec: { paused: true } }),
+    ),
+    asController,
+  );
+  assert.notEqual(specPatch.code, 0, 'the controller changed a Rollout spec');
+  assert.match(specPatch.stderr, /controller-finalizers-only/);
+  const finalizer = (finalizers: string[]) =>
+    kubectl(['apply', '--server-side', '--field-manager=stepwise-controller', '-f', '-'], {
+      ...asController,
+      input: {
+        apiVersion: 'stepwise.dev/v1alpha1',
+        kind: 'Rollout',
+        metadata: { name, namespace, ...(finalizers.length > 0 ? { finalizers } : {}) },
+      },
+    });
+  const added = await finalizer(['stepwise.dev/restore-workload']);
+  assert.equal(added.code, 0, added.stderr);
+  const removed = await finalizer([]);
+  assert.equal(removed.code, 0, removed.stderr);
+  const live = await kubectl(['get', 'rollouts.stepwise.dev', name, '-n', namespace, '-o', 'json']);
+  const metadata = (JSON.parse(live.stdout) as { metadata: { finalizers?: string[] } }).metadata;
+  assert.deepEqual(metadata.finalizers ?? [], []);
+}
