@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
+import { pollUntil } from '../../cluster/poll.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
 
 export const PLUGIN_DIR = process.env.STEPWISE_PLUGIN_DIR ?? join(REPO_ROOT, '.stepwise', 'bin');
@@ -58,12 +59,22 @@ export async function installCrdsWithKubectl(): Promise<void> {
     crds,
   ]);
   assert.equal(apply.code, 0, apply.stderr);
-  const wait = await kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/rollouts.stepwise.dev',
-  ]);
+  // kubectl wait fails at once, rather than waiting, on a CRD that has no status yet (one
+  // another file has just re-created): "accessor error: <nil> is of the type <nil>". Ask again
+  // then; any other failure is the answer.
+  const wait = await pollUntil(
+    'crd/rollouts.stepwise.dev Established',
+    async () => {
+      const run = await kubectl([
+        'wait',
+        '--for=condition=Established',
+        '--timeout=60s',
+        'crd/rollouts.stepwise.dev',
+      ]);
+      return run.code !== 0 && /accessor error/.test(run.stderr) ? undefined : run;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
   assert.equal(wait.code, 0, wait.stderr);
 }
 
