@@ -25,6 +25,21 @@ before(async () => {
   await applyDeployFile('approvals/status-policy.yaml');
   writer = new KubeHttp(readCredentials(await userKubeconfig(WRITER)));
   editor = new KubeHttp(readCredentials(await userKubeconfig(EDITOR)));
+  // A policy just (re)created is enforced once the API server has compiled it, in the
+  // background: wait until the writer's scale-down is refused by it.
+  const ns = await namespaceFor('wref-rights-ready', false);
+  await pollUntil(
+    'the workloadRef policy to be enforced',
+    async () => {
+      const res = await create(writer, ns, referencing('onsuccess'));
+      if (res.status === 201)
+        await http.request('DELETE', `${GROUP}/namespaces/${ns}/rollouts/web`);
+      return res.status === 403 && res.body.includes('workloadref-scaledown-needs-patch')
+        ? true
+        : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
 });
 
 /** Until the API server's RBAC has the binding: a refusal is then the policy's, not RBAC's. */
