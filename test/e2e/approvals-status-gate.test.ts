@@ -154,16 +154,23 @@ before(async () => {
     env: { KUBECONFIG: kubeconfigs[CONTROLLER_USER] },
   });
   // Aggregation into `edit` and the new policy's compilation happen in the background: wait
-  // until eve's forged record is refused by the policy, not by RBAC.
+  // until eve's forged record is refused by the policy, not by RBAC. A dry run, so that an attempt
+  // made before the policy is enforced changes nothing (a record written then would make every
+  // later attempt an unchanged list, which the policy allows).
   const ns = await editorNamespace('status-gate-ready');
   await createRollout(ns, rolloutBody('web'));
+  const forged = { step: 0, revision: 'h', decision: 'Approve', by: 'eve', via: 'plugin' };
   await pollUntil(
     'the status policy to be enforced for an editor',
     async () => {
-      const res = await patchStatusAs('eve', ns, { approvals: [] });
-      return res.status === 403 && res.body.includes('approvals-controller-only')
-        ? true
-        : undefined;
+      const res = await person('eve').request(
+        'PATCH',
+        `${GROUP}/namespaces/${ns}/rollouts/web/status?dryRun=All`,
+        { status: { approvals: [{ ...forged, at: new Date().toISOString() }] } },
+        'application/merge-patch+json',
+      );
+      if (res.status === 403 && res.body.includes('approvals-controller-only')) return true;
+      throw new Error(`last answer ${res.status}: ${res.body.slice(0, 300)}`);
     },
     { timeoutMs: 60_000, intervalMs: 200 },
   );
