@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check \
-        chart-files cluster-bins prometheus-bins helm-bins argo-bins cluster-up cluster-down clean plugin image
+        chart-files cluster-bins prometheus-bins helm-bins argo-bins argocd-lua cluster-up cluster-down clean plugin image
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -102,6 +102,11 @@ helm-bins:
 argo-bins:
 	@test/cluster/argo/build.sh >/dev/null
 
+# Argo CD's own Lua for argoproj.io Rollouts, from its Go module (copied once, cached), which the
+# in-place tests run on the Rollouts Stepwise serves.
+argocd-lua:
+	@test/cluster/argocd/lua.sh >/dev/null
+
 cluster-up: deps cluster-bins
 	$(TS) test/cluster/cli.ts up
 
@@ -131,7 +136,7 @@ plugin: deps
 # the same modules again; it halves their start-up CPU (the cache checks each file's contents).
 E2E_CONCURRENCY ?= 3
 E2E_FILES ?= 'test/e2e/**/*.test.ts'
-e2e: deps cluster-bins prometheus-bins helm-bins argo-bins plugin plugin-binary image
+e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua plugin plugin-binary image
 	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
 		NODE_COMPILE_CACHE=$(abspath .stepwise/compile-cache) \
 		$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=$(E2E_CONCURRENCY) \

@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
-import { testNamespace } from '../cluster/testing.ts';
+import { pollUntil } from '../cluster/poll.ts';
+import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { applyDeployFile } from './support/deploy-files.ts';
+import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { argoCdRolloutLua } from '../lua/argocd-builtin.ts';
 import { action, discovery, findLua, health, splitStatusPatch } from '../lua/run-lua.ts';
 import { ARGO_API, startArgo } from './support/argo.ts';
@@ -63,14 +66,67 @@ before(async () => {
       owners: await owners(app),
     };
   }
+  // The controller as deploy/rbac makes it (rbac.yaml and argo-in-place.yaml), not as admin.
+  const kubeconfig = await controllerWithShippedRbac();
   startedAt = Date.now();
   stepwise = await startController({
     args: ['--leader-elect=false', `--namespace=${ns}`, '--api-group=argoproj.io'],
+    env: { KUBECONFIG: kubeconfig },
   });
 });
 after(async () => {
   await Promise.all([argo?.stop(), stepwise?.kill()]);
 });
+
+const CONTROLLER_USER = 'stepwise-controller-in-place-e2e';
+
+/** A kubeconfig for a user bound to the ClusterRoles shipped for in-place serving, once the
+ *  API server's RBAC lets that user write an argoproj.io Rollout's status. */
+async function controllerWithShippedRbac(): Promise<string> {
+  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
+  await applyDeployFile('rbac/rbac.yaml');
+  await applyDeployFile('rbac/argo-in-place.yaml');
+  for (const role of ['stepwise-controller', 'stepwise-controller-argoproj']) {
+    await http.json(
+      'PATCH',
+      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}-in-place-e2e?fieldManager=stepwise-tests&force=true`,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${role}-in-place-e2e` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: CONTROLLER_USER }],
+      },
+      'application/apply-patch+yaml',
+    );
+  }
+  await pollUntil(
+    `${CONTROLLER_USER} may patch argoproj.io rollouts/status`,
+    async () => {
+      const review = await http.json<{ status?: { allowed?: boolean } }>(
+        'POST',
+        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: CONTROLLER_USER,
+            resourceAttributes: {
+              namespace: ns,
+              group: 'argoproj.io',
+              resource: 'rollouts',
+              subresource: 'status',
+              verb: 'patch',
+            },
+          },
+        },
+      );
+      return review.status?.allowed === true ? true : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
+  return userKubeconfig(CONTROLLER_USER);
+}
 
 async function podUids(app: string): Promise<string[]> {
   const list = await http.json<{
@@ -101,7 +157,16 @@ function waitForArgoRollout(
   pred: (r: Rollout) => boolean,
   ms = 60_000,
 ) {
-  return waitFor(what, `${ARGO_API}/namespaces/${ns}/rollouts`, name, pred, ms);
+  return waitFor(what, `${ARGO_API}/namespaces/${ns}/rollouts`, name, pred, ms).catch(
+    (err: unknown) => {
+      // What the controller complained about says more than the object it left.
+      const complaints = (stepwise?.logs ?? [])
+        .filter((l) => l.level === 'warn' || l.level === 'error')
+        .slice(-10)
+        .map((l) => JSON.stringify(l).slice(0, 400));
+      throw new Error(`${String(err).slice(0, 600)}\ncontroller:\n${complaints.join('\n')}`);
+    },
+  );
 }
 
 const takenOver = (r: Rollout): boolean =>

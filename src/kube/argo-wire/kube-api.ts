@@ -31,6 +31,9 @@ const KINDS_WITH_STATUS: ReadonlyMap<string, ResourceType> = new Map([
   [Resources.AnalysisRun.kind, Resources.AnalysisRun],
 ]);
 
+/** Conflicts tolerated while dropping Argo's ownership: each is someone's write in between. */
+const TAKE_OVER_ATTEMPTS = 5;
+
 const out = <T>(obj: T): T => translateObject(obj, 'out');
 const back = <T>(obj: T): T => translateObject(obj, 'in');
 
@@ -106,22 +109,34 @@ export class ArgoWireKubeApi implements KubeApi {
     return back((await this.#takeOverStatusFrom(written)) ?? written);
   }
 
-  /** The object with Argo's controller's status ownership dropped (withoutArgoStatusOwnership),
-   *  over the version just written; undefined when there was none, or someone wrote since. */
+  /**
+   * The object with Argo's controller's status ownership dropped (withoutArgoStatusOwnership),
+   * or undefined when there was none. Done before any other status write of ours: while Argo
+   * co-owns a field we clear by leaving it out, the field stays. A write in between (a person's
+   * resume) is read again and the drop retried over it.
+   */
   async #takeOverStatusFrom<T extends KubeObject>(written: T): Promise<T | undefined> {
-    const managedFields = withoutArgoStatusOwnership(written.metadata?.managedFields);
     const type = KINDS_WITH_STATUS.get(written.kind ?? '');
-    const { name, namespace, resourceVersion } = written.metadata ?? {};
-    if (managedFields === undefined || type === undefined || name === undefined) return undefined;
-    try {
-      return await this.#inner.patchMerge<T>(servedType(type), namespace, name, {
-        metadata: { resourceVersion, managedFields },
-      });
-    } catch (err) {
-      // The next status write tries again.
-      if (isConflict(err)) return undefined;
-      throw err;
+    const { name, namespace } = written.metadata ?? {};
+    if (type === undefined || name === undefined) return undefined;
+    let current: T | undefined = written;
+    for (let attempt = 0; attempt < TAKE_OVER_ATTEMPTS && current !== undefined; attempt++) {
+      const managedFields = withoutArgoStatusOwnership(current.metadata?.managedFields);
+      if (managedFields === undefined) return attempt === 0 ? undefined : current;
+      const resourceVersion = current.metadata?.resourceVersion;
+      try {
+        return await this.#inner.patchMerge<T>(servedType(type), namespace, name, {
+          metadata: { resourceVersion, managedFields },
+        });
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        current = await this.#inner.get<T>(servedType(type), namespace, name);
+      }
     }
+    if (current === undefined) return undefined; // deleted meanwhile: nothing left to own
+    throw new Error(
+      `${type.kind} ${namespace}/${name}: Argo Rollouts' status ownership could not be dropped in ${TAKE_OVER_ATTEMPTS} attempts (written meanwhile each time)`,
+    );
   }
 
   async patchMerge<T extends KubeObject>(

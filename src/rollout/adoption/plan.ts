@@ -28,7 +28,7 @@ import { templateDifference } from '../template-defaults.ts';
 import type { Observed, Plan, Write } from '../types.ts';
 import { sortClaims } from './claims.ts';
 import type { HeldBy } from './claims.ts';
-import { takeover } from './takeover.ts';
+import { takeover } from '../takeover.ts';
 
 type Refusal = { readonly reason: Reason; readonly message: string };
 

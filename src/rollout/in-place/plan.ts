@@ -13,7 +13,7 @@
  */
 import { ConditionType, Reason } from '../../api/index.ts';
 import type { RolloutStatus } from '../../api/index.ts';
-import { takeover } from '../adoption/takeover.ts';
+import { takeover } from '../takeover.ts';
 import { getCondition, setCondition } from '../conditions.ts';
 import { normal } from '../events.ts';
 import { hashOf } from '../replicasets.ts';

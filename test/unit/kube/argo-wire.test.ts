@@ -175,10 +175,11 @@ describe('argo wire: names', () => {
 class RecordingApi implements KubeApi {
   readonly calls: { op: string; type?: string; body?: unknown; selector?: string }[] = [];
   reply: Record<string, KubeObject> = {};
-  conflictOnPatch = false;
+  /** How many patches to refuse with a Conflict. */
+  conflicts = 0;
   get<T extends KubeObject>(type: { group: string; plural: string }) {
     this.calls.push({ op: 'get', type: `${type.plural}.${type.group}` });
-    return Promise.resolve(argoReplicaSet as unknown as T);
+    return Promise.resolve((this.reply.get ?? argoReplicaSet) as unknown as T);
   }
   list<T extends KubeObject>(
     type: { group: string; plural: string },
@@ -227,7 +228,8 @@ class RecordingApi implements KubeApi {
     patch: unknown,
   ) {
     this.calls.push({ op: 'patchMerge', type: `${type.plural}.${type.group}`, body: patch });
-    if (this.conflictOnPatch) {
+    if (this.conflicts > 0) {
+      this.conflicts--;
       return Promise.reject(new ApiStatusError(409, 'Conflict', 'changed'));
     }
     return Promise.resolve((this.reply.patchMerge ?? {}) as T);
@@ -307,15 +309,46 @@ describe('argo wire: the client', () => {
       ],
     );
 
+    // Someone wrote between our apply and the drop: read again, drop over their version.
     inner.calls.length = 0;
-    inner.conflictOnPatch = true;
-    const kept: KubeObject = await api.applyStatus({
+    inner.conflicts = 1;
+    inner.reply.get = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'web', namespace: 'ns', resourceVersion: '10', managedFields: fields },
+    };
+    inner.reply.patchMerge = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'web', resourceVersion: '11' },
+    };
+    const rollout = {
       apiVersion: 'stepwise.dev/v1alpha1',
       kind: 'Rollout',
       metadata: { name: 'web' },
       status,
-    });
-    assert.equal(kept.metadata?.resourceVersion, '7');
+    };
+    const retried: KubeObject = await api.applyStatus(rollout);
+    assert.equal(retried.metadata?.resourceVersion, '11');
+    const versions = inner.calls.map((c) => [
+      c.op,
+      (c.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
+        ?.resourceVersion,
+    ]);
+    assert.deepEqual(versions, [
+      ['applyStatus', undefined],
+      ['patchMerge', '7'],
+      ['get', undefined],
+      ['patchMerge', '10'],
+    ]);
+
+    // Written meanwhile every time: an error, never a silent half take-over.
+    inner.conflicts = 100;
+    await assert.rejects(
+      api.applyStatus(rollout),
+      /status ownership could not be dropped in 5 attempts/,
+    );
+    inner.conflicts = 0;
 
     inner.calls.length = 0;
     inner.reply.applyStatus = {

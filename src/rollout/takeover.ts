@@ -1,7 +1,8 @@
 /**
- * The status a Rollout takes over with the ReplicaSets it adopts. Argo's status contract is
+ * The status a Rollout takes over from Argo Rollouts, with the ReplicaSets it adopts
+ * (adoption/) or serving Argo's own object in place (in-place/). Argo's status contract is
  * ours, so what Argo wrote (handed over by `kubectl stepwise migrate --adopt` as this Rollout's
- * status) is read as is: `stableRS`, `currentPodHash`, `currentStepIndex`, `pauseConditions`,
+ * status, or still on the argoproj.io Rollout) is read as is: `stableRS`, `currentPodHash`, `currentStepIndex`, `pauseConditions`,
  * `controllerPause`, `abort`, `canary.weights`, `blueGreen.activeSelector`/`previewSelector`.
  * Where nothing was handed over (a Rollout applied by hand), they are read off the live
  * objects: the stable is the hash the stable (active) Service selects, else the newest other
@@ -10,10 +11,10 @@
  * our hash of the steps (Argo's is Go's, and a mismatch would restart them), and
  * `collisionCount` is left out (it feeds our hash, not Argo's). Pure.
  */
-import { POD_TEMPLATE_HASH_LABEL } from '../../api/index.ts';
-import type { CanaryStep, ReplicaSet, Rollout, RolloutStatus, Service } from '../../api/index.ts';
-import { hashOf, revisionOf } from '../replicasets.ts';
-import { servicesOf } from '../services.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../api/index.ts';
+import type { CanaryStep, ReplicaSet, Rollout, RolloutStatus, Service } from '../api/index.ts';
+import { hashOf, revisionOf } from './replicasets.ts';
+import { servicesOf } from './services.ts';
 
 export interface TakeoverInput {
   readonly rollout: Rollout;
