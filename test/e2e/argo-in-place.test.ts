@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
-import { pollUntil } from '../cluster/poll.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { applyDeployFile } from './support/deploy-files.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
@@ -23,6 +22,8 @@ import {
   canaryToFirstPause,
 } from './support/argo-scenarios.ts';
 import type { ArgoLeft } from './support/argo-scenarios.ts';
+import { untilAllowed } from './support/access.ts';
+import * as kept from './support/argo-left.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { QUIET_WINDOW_MS } from './support/faults.ts';
@@ -100,56 +101,19 @@ async function controllerWithShippedRbac(): Promise<string> {
       'application/apply-patch+yaml',
     );
   }
-  await pollUntil(
-    `${CONTROLLER_USER} may patch argoproj.io rollouts/status`,
-    async () => {
-      const review = await http.json<{ status?: { allowed?: boolean } }>(
-        'POST',
-        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: CONTROLLER_USER,
-            resourceAttributes: {
-              namespace: ns,
-              group: 'argoproj.io',
-              resource: 'rollouts',
-              subresource: 'status',
-              verb: 'patch',
-            },
-          },
-        },
-      );
-      return review.status?.allowed === true ? true : undefined;
-    },
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
+  await untilAllowed(CONTROLLER_USER, {
+    namespace: ns,
+    group: 'argoproj.io',
+    resource: 'rollouts',
+    subresource: 'status',
+    verb: 'patch',
+  });
   return userKubeconfig(CONTROLLER_USER);
 }
 
-async function podUids(app: string): Promise<string[]> {
-  const list = await http.json<{
-    items: { metadata: { uid: string; deletionTimestamp?: string } }[];
-  }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`);
-  return list.items
-    .filter((p) => p.metadata.deletionTimestamp === undefined)
-    .map((p) => p.metadata.uid)
-    .sort();
-}
-
-async function selectors(...names: string[]): Promise<string> {
-  const all = await Promise.all(names.map(async (n) => (await getService(ns, n)).spec?.selector));
-  return JSON.stringify(all);
-}
-
-/** The controlling owner of each of the app's ReplicaSets: `apiVersion kind name uid`. */
-async function owners(app: string): Promise<string[]> {
-  return (await replicaSets(ns, app)).map((rs) => {
-    const o = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
-    return `${o?.apiVersion} ${o?.kind} ${o?.name} ${o?.uid}`;
-  });
-}
+const podUids = (app: string): Promise<string[]> => kept.podUids(ns, app);
+const selectors = (...names: string[]): Promise<string> => kept.selectors(ns, ...names);
+const owners = (app: string): Promise<string[]> => kept.owners(ns, app);
 
 function waitForArgoRollout(
   name: string,

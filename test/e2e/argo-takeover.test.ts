@@ -21,6 +21,7 @@ import {
   waitForArgo,
 } from './support/argo-scenarios.ts';
 import type { ArgoLeft } from './support/argo-scenarios.ts';
+import * as kept from './support/argo-left.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { plugin } from './support/plugin.ts';
@@ -67,35 +68,9 @@ after(async () => {
   await Promise.all([argo.stop(), stepwise.kill()]);
 });
 
-interface PodLike {
-  metadata: { uid: string; deletionTimestamp?: string };
-}
-
-/** The UIDs of the live pods of app `app`, sorted. */
-async function podUids(app: string): Promise<string[]> {
-  const list = await http.json<{ items: PodLike[] }>(
-    'GET',
-    `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`,
-  );
-  return list.items
-    .filter((p) => p.metadata.deletionTimestamp === undefined)
-    .map((p) => p.metadata.uid)
-    .sort();
-}
-
-/** The Services' selectors exactly as the API server returns them. */
-async function selectors(...names: string[]): Promise<string> {
-  const all = await Promise.all(names.map(async (n) => (await getService(ns, n)).spec?.selector));
-  return JSON.stringify(all);
-}
-
-/** The controlling owner of each of the app's ReplicaSets: `apiVersion kind name uid`. */
-async function owners(app: string): Promise<string[]> {
-  return (await replicaSets(ns, app)).map((rs) => {
-    const o = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
-    return `${o?.apiVersion} ${o?.kind} ${o?.name} ${o?.uid}`;
-  });
-}
+const podUids = (app: string): Promise<string[]> => kept.podUids(ns, app);
+const selectors = (...names: string[]): Promise<string> => kept.selectors(ns, ...names);
+const owners = (app: string): Promise<string[]> => kept.owners(ns, app);
 
 /** `kubectl stepwise migrate NAME -n NS --adopt`, as README's "Migrating from Argo Rollouts". */
 async function migrateAdopt(name: string): Promise<Rollout> {

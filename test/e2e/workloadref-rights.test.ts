@@ -10,6 +10,7 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { applyDeployFile } from './support/deploy-files.ts';
+import { untilAllowed as untilAllowedTo } from './support/access.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { http, installCrds, rolloutBody } from './support/rollouts.ts';
 
@@ -43,30 +44,8 @@ before(async () => {
 });
 
 /** Until the API server's RBAC has the binding: a refusal is then the policy's, not RBAC's. */
-async function untilAllowed(
-  user: string,
-  ns: string,
-  group: string,
-  resource: string,
-  verb: string,
-) {
-  await pollUntil(
-    `${user} may ${verb} ${resource} in ${ns}`,
-    async () => {
-      const review = await http.json<{ status?: { allowed?: boolean } }>(
-        'POST',
-        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: { user, resourceAttributes: { namespace: ns, group, resource, verb, name: 'web' } },
-        },
-      );
-      return review.status?.allowed === true ? true : undefined;
-    },
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-}
+const untilAllowed = (user: string, ns: string, group: string, resource: string, verb: string) =>
+  untilAllowedTo(user, { namespace: ns, group, resource, verb, name: 'web' });
 
 /** A namespace where the writer and the editor may create and update Rollouts, and the writer,
  *  if `deployments`, patch the Deployment `web`. */
