@@ -30,6 +30,8 @@ const NS = 'bench-bluegreen';
 const REPLICAS = 4;
 /** Updates per strategy; BENCH_BLUEGREEN_SAMPLES for a quicker look. */
 const SAMPLES = Number(process.env['BENCH_BLUEGREEN_SAMPLES'] ?? 30);
+/** Tries of one sample whose watches keep being resumed before the bench gives up. */
+const MAX_ATTEMPTS = 3;
 
 interface Subject {
   readonly label: string;
@@ -54,6 +56,8 @@ interface Samples {
   readonly perUpdate: Record<string, number>[];
   /** Requests of every verb and resource over all updates, for the breakdown. */
   readonly counts: Map<string, number>;
+  /** Each update's stage times (epoch ms on the bench's clock), to find an outlier in a trace. */
+  readonly raw: Record<string, unknown>[];
 }
 
 const benchmark: Benchmark = {
@@ -84,7 +88,7 @@ const benchmark: Benchmark = {
       );
     }
     const ctl = await controller(['--leader-elect=false', `--namespace=${NS}`]);
-    const tracker = await SwitchTracker.open(http, NS);
+    const tracker = await SwitchTracker.open(http, NS, (line) => ctx.log(line));
     try {
       await createRollouts(http);
       const results = new Map<Subject, Samples>();
@@ -95,14 +99,25 @@ const benchmark: Benchmark = {
           writes: [],
           perUpdate: [],
           counts: new Map(),
+          raw: [],
         });
       }
       ctx.log(
         `${SAMPLES} updates each of a blue-green and a canary Rollout (${REPLICAS} pods), alternating...`,
       );
+      let image = 2;
       for (let i = 0; i < SAMPLES; i++) {
         for (const subject of [BLUE_GREEN, CANARY]) {
-          await oneUpdate(http, ctl, tracker, subject, `app:${i + 2}`, results.get(subject)!);
+          for (let attempt = 1; ; attempt++) {
+            const tag = `app:${image++}`;
+            if (await oneUpdate(http, ctl, tracker, subject, tag, results.get(subject)!)) break;
+            if (attempt === MAX_ATTEMPTS) {
+              throw new Error(
+                `${subject.label}: ${attempt} updates in a row spanned a resumed watch`,
+              );
+            }
+            ctx.log(`  ${subject.label} update to ${tag} spanned a resumed watch: repeated`);
+          }
         }
         if ((i + 1) % 10 === 0) ctx.log(`  ${i + 1}/${SAMPLES}`);
       }
@@ -151,6 +166,7 @@ const benchmark: Benchmark = {
             writesPerUpdate: writesBg,
             requestsOverAllUpdates: Object.fromEntries(bg.counts),
             writesByUpdate: bg.perUpdate,
+            raw: bg.raw,
           },
           canary: {
             availableToStableSwitchMs: switchCn,
@@ -158,6 +174,7 @@ const benchmark: Benchmark = {
             writesPerUpdate: writesCn,
             requestsOverAllUpdates: Object.fromEntries(cn.counts),
             writesByUpdate: cn.perUpdate,
+            raw: cn.raw,
           },
           fourStepCanaryRequests: Object.fromEntries(fourStep),
         },
@@ -194,7 +211,9 @@ async function createRollouts(http: KubeHttp): Promise<void> {
 
 /**
  * One template change on a quiet controller, until the new version is stable and every older
- * ReplicaSet is at 0; the controller's requests in between are the update's.
+ * ReplicaSet is at 0; the controller's requests in between are the update's. False (nothing
+ * recorded) when a watch of the tracker was resumed meanwhile: the arrival times are not the
+ * changes' then, and the caller repeats the sample.
  */
 async function oneUpdate(
   http: KubeHttp,
@@ -203,8 +222,9 @@ async function oneUpdate(
   subject: Subject,
   image: string,
   into: Samples,
-): Promise<void> {
+): Promise<boolean> {
   await quiet(ctl);
+  const gaps = tracker.gaps;
   const before = requestCounts(await ctl.metrics());
   const settled = tracker.rolloutUntil(
     subject.name,
@@ -219,16 +239,25 @@ async function oneUpdate(
   await tracker.until(`${subject.name}'s older ReplicaSets at 0`, () =>
     tracker.onlyScaledUp(subject.name, rsName),
   );
+  if (tracker.gaps !== gaps) return false;
   const created = tracker.createdAt(rsName);
   const available = tracker.fullyAvailableAt(rsName, REPLICAS);
   const switched = tracker.switchedAt(subject.service, hash);
   if (created === undefined || available === undefined || switched === undefined) {
+    const missing = [
+      created === undefined ? `ReplicaSet ${rsName} created` : '',
+      available === undefined ? `ReplicaSet ${rsName} with all ${REPLICAS} pods available` : '',
+      switched === undefined
+        ? `Service ${subject.service} selecting ${hash} (last seen selecting ${tracker.selects(subject.service) || 'no hash'})`
+        : '',
+    ].filter((m) => m !== '');
     throw new Error(
-      `${subject.label} update to ${image}: a stage was not seen (created ${created}, available ${available}, switched ${switched})`,
+      `${subject.label} update to ${image}: stage not seen on the watches: ${missing.join('; ')}`,
     );
   }
   into.created.push(created - t0);
   into.availableToSwitch.push(switched - available);
+  into.raw.push({ image, rsName, t0, created, available, switched, ms: switched - available });
   await quiet(ctl);
   const spent = diffCounts(before, requestCounts(await ctl.metrics()));
   into.writes.push(sumBy(spent, WRITE_VERBS));
@@ -236,6 +265,7 @@ async function oneUpdate(
     Object.fromEntries([...spent].filter(([k]) => WRITE_VERBS.includes(k.split(' ')[0] ?? ''))),
   );
   for (const [k, v] of spent) into.counts.set(k, (into.counts.get(k) ?? 0) + v);
+  return true;
 }
 
 async function fourStepCanaryWrites(
