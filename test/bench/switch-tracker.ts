@@ -133,7 +133,7 @@ export class SwitchTracker {
   }
 
   /** Resolves once `check` holds (re-checked on every watch event). */
-  until(what: string, check: () => boolean): Promise<void> {
+  until(what: string, check: () => boolean, timeoutMs = TIMEOUT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
       const run = (): void => {
         if (this.#failure !== undefined) {
@@ -150,7 +150,7 @@ export class SwitchTracker {
       const timer = setTimeout(() => {
         this.#waiters.delete(run);
         reject(new Error(`timed out waiting for ${what}`));
-      }, TIMEOUT_MS);
+      }, timeoutMs);
       this.#waiters.add(run);
       run();
     });
