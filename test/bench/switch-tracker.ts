@@ -1,10 +1,13 @@
 // For the blue-green bench: watches on one namespace's ReplicaSets, Services and Rollouts that
 // record when each stage of an update was seen (arrival times of the watch events, on the
 // bench's clock): a ReplicaSet created, a ReplicaSet fully available, a Service's selector
-// switched to a pod-template hash. Waits re-check on every event, so nothing polls.
+// switched to a pod-template hash. Waits re-check on every event, so nothing polls. A watch the
+// server ends is resumed (resumable-watch.ts) and counted in `gaps`: the caller repeats a sample
+// that spans one.
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
-import { ROLLOUTS, watchCollection } from './controller-support.ts';
+import { ROLLOUTS } from './controller-support.ts';
+import { resumableWatch, type ResumableWatch } from './resumable-watch.ts';
 
 const HASH = 'rollouts-pod-template-hash';
 const TIMEOUT_MS = 120_000;
@@ -23,36 +26,67 @@ export class SwitchTracker {
   readonly #switched = new Map<string, Map<string, number>>();
   readonly #rollouts = new Map<string, Rollout>();
   readonly #waiters = new Set<() => void>();
-  #closers: { close(): void }[] = [];
+  /** Service name → the hash it selects now. */
+  readonly #selects = new Map<string, string>();
+  #watches: ResumableWatch[] = [];
+  /** A watch that could not be opened again: every wait fails with it. */
+  #failure: Error | undefined;
 
-  static async open(http: KubeHttp, ns: string): Promise<SwitchTracker> {
+  static async open(
+    http: KubeHttp,
+    ns: string,
+    log: (line: string) => void = () => undefined,
+  ): Promise<SwitchTracker> {
     const t = new SwitchTracker();
-    const wake = (): void => {
-      for (const w of [...t.#waiters]) w();
+    const watch = async (
+      path: string,
+      onEvent: (type: string, obj: Record<string, unknown>, at: number) => void,
+    ): Promise<void> => {
+      t.#watches.push(
+        await resumableWatch(http, path, {
+          onEvent: (type, obj, at) => {
+            onEvent(type, obj, at);
+            t.#wake();
+          },
+          onGap: (why) => log(`watch resumed (${why}); a sample spanning it is repeated`),
+          onFailed: (err) => {
+            t.#failure = err;
+            t.#wake();
+          },
+        }),
+      );
     };
-    t.#closers.push(
-      await watchCollection<ReplicaSet>(
-        http,
-        `/apis/apps/v1/namespaces/${ns}/replicasets`,
-        (type, rs, at) => {
-          t.#onReplicaSet(type, rs, at);
-          wake();
-        },
-      ),
-      await watchCollection<Service>(http, `/api/v1/namespaces/${ns}/services`, (_t, svc, at) => {
-        const name = svc.metadata?.name ?? '';
-        const hash = svc.spec?.selector?.[HASH] ?? '';
-        const seen = t.#switched.get(name) ?? new Map<string, number>();
-        if (!seen.has(hash)) seen.set(hash, at);
-        t.#switched.set(name, seen);
-        wake();
-      }),
-      await watchCollection<Rollout>(http, `${ROLLOUTS}/namespaces/${ns}/rollouts`, (_t, r) => {
-        t.#rollouts.set(r.metadata.name ?? '', r);
-        wake();
-      }),
+    await watch(`/apis/apps/v1/namespaces/${ns}/replicasets`, (type, rs, at) =>
+      t.#onReplicaSet(type, rs, at),
     );
+    await watch(`/api/v1/namespaces/${ns}/services`, (_type, obj, at) => {
+      const svc = obj as Service;
+      const name = svc.metadata?.name ?? '';
+      const hash = svc.spec?.selector?.[HASH] ?? '';
+      t.#selects.set(name, hash);
+      const seen = t.#switched.get(name) ?? new Map<string, number>();
+      if (!seen.has(hash)) seen.set(hash, at);
+      t.#switched.set(name, seen);
+    });
+    await watch(`${ROLLOUTS}/namespaces/${ns}/rollouts`, (_type, obj) => {
+      const r = obj as unknown as Rollout;
+      t.#rollouts.set(r.metadata.name ?? '', r);
+    });
     return t;
+  }
+
+  /** How many times one of its watches ended and was opened again. */
+  get gaps(): number {
+    return this.#watches.reduce((n, w) => n + w.gaps, 0);
+  }
+
+  /** The hash a Service selects now, as last seen. */
+  selects(service: string): string | undefined {
+    return this.#selects.get(service);
+  }
+
+  #wake(): void {
+    for (const w of [...this.#waiters]) w();
   }
 
   #onReplicaSet(type: string, rs: ReplicaSet, at: number): void {
@@ -99,9 +133,15 @@ export class SwitchTracker {
   }
 
   /** Resolves once `check` holds (re-checked on every watch event). */
-  until(what: string, check: () => boolean): Promise<void> {
+  until(what: string, check: () => boolean, timeoutMs = TIMEOUT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
       const run = (): void => {
+        if (this.#failure !== undefined) {
+          clearTimeout(timer);
+          this.#waiters.delete(run);
+          reject(new Error(`${what}: ${this.#failure.message}`));
+          return;
+        }
         if (!check()) return;
         clearTimeout(timer);
         this.#waiters.delete(run);
@@ -110,7 +150,7 @@ export class SwitchTracker {
       const timer = setTimeout(() => {
         this.#waiters.delete(run);
         reject(new Error(`timed out waiting for ${what}`));
-      }, TIMEOUT_MS);
+      }, timeoutMs);
       this.#waiters.add(run);
       run();
     });
@@ -129,7 +169,7 @@ export class SwitchTracker {
   }
 
   close(): void {
-    for (const c of this.#closers) c.close();
-    this.#closers = [];
+    for (const w of this.#watches) w.close();
+    this.#watches = [];
   }
 }

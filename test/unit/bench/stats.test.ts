@@ -9,6 +9,7 @@ test('stats uses nearest-rank percentiles over unsorted samples', () => {
     min: 1,
     p50: 50,
     p90: 90,
+    p95: 95,
     p99: 99,
     max: 100,
     mean: 50.5,
