@@ -17,6 +17,7 @@ import { action, discovery, findLua, health, splitStatusPatch } from '../lua/run
 import { ARGO_API, startArgo } from './support/argo.ts';
 import type { ArgoController } from './support/argo.ts';
 import {
+  argoRollout,
   blueGreenBeforeSwitch,
   canaryCompleted,
   canaryToFirstPause,
@@ -28,7 +29,14 @@ import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { QUIET_WINDOW_MS } from './support/faults.ts';
 import { WatchHistory } from './support/history.ts';
-import { getService, http, installCrds, replicaSets, waitFor } from './support/rollouts.ts';
+import {
+  createService,
+  getService,
+  http,
+  installCrds,
+  replicaSets,
+  waitFor,
+} from './support/rollouts.ts';
 
 const HASH = 'rollouts-pod-template-hash';
 const lua = findLua();
@@ -326,11 +334,13 @@ describe('Stepwise serving argoproj.io in place after Argo stopped', { skip }, (
     await argoCdAction('abort', degraded);
     const aborted = await waitForArgoRollout(
       'steady',
-      'aborted back to stable',
+      'aborted back to stable, all 4 stable pods available again',
       (r) =>
         r.status?.abort === true &&
         r.status.phase === 'Degraded' &&
-        r.status.abortedAt !== undefined,
+        r.status.abortedAt !== undefined &&
+        r.status.availableReplicas === 4 &&
+        r.status.replicas === 4,
     );
     const back = await waitFor(
       `steady canary at 0`,
@@ -357,6 +367,27 @@ describe('Stepwise serving argoproj.io in place after Argo stopped', { skip }, (
     } finally {
       history.stop();
     }
+  });
+
+  it('an Argo feature Stepwise lacks (an Experiment step) served in place: InvalidSpec naming it; no ReplicaSet, no pod; Argo CD sees Degraded', async () => {
+    await createService(ns, 'exp-canary', 'exp');
+    await createService(ns, 'exp-stable', 'exp');
+    const steps = [
+      { setWeight: 20 },
+      { experiment: { duration: '1m', templates: [{ name: 'baseline', specRef: 'stable' }] } },
+    ];
+    const body = argoRollout('exp', {
+      canary: { canaryService: 'exp-canary', stableService: 'exp-stable', steps },
+    });
+    await http.json('POST', `${ARGO_API}/namespaces/${ns}/rollouts`, body);
+    const refused = await waitForArgoRollout('exp', 'InvalidSpec', (r) =>
+      (r.status?.conditions ?? []).some((c) => c.type === 'InvalidSpec' && c.status === 'True'),
+    );
+    const invalid = refused.status?.conditions?.find((c) => c.type === 'InvalidSpec');
+    assert.match(invalid?.message ?? '', /steps\[1\]: unknown field experiment/);
+    assert.deepEqual(await replicaSets(ns, 'exp'), [], 'no ReplicaSet');
+    assert.deepEqual(await podUids('exp'), [], 'no pod');
+    assert.equal(argoCdHealth(refused), 'Degraded');
   });
 
   it('what Stepwise says about it: the takeover event, on the argoproj.io Rollout', async () => {
