@@ -24,7 +24,7 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check \
-        chart-files cluster-bins prometheus-bins helm-bins argo-bins cluster-up cluster-down clean plugin image
+        chart-files cluster-bins prometheus-bins helm-bins argo-bins chromium-bin cluster-up cluster-down clean plugin image
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -98,6 +98,11 @@ prometheus-bins:
 helm-bins:
 	@test/helm/build.sh >/dev/null
 
+# Chromium for the dashboard's browser tests: Debian's package unpacked into the cache without
+# root (test/cluster/chromium.sh), or the one on PATH.
+chromium-bin:
+	@test/cluster/chromium.sh >/dev/null
+
 # Argo Rollouts' controller and CRDs from its Go module, for the takeover tests (built once, cached).
 argo-bins:
 	@test/cluster/argo/build.sh >/dev/null
@@ -131,7 +136,7 @@ plugin: deps
 # the same modules again; it halves their start-up CPU (the cache checks each file's contents).
 E2E_CONCURRENCY ?= 3
 E2E_FILES ?= 'test/e2e/**/*.test.ts'
-e2e: deps cluster-bins prometheus-bins helm-bins argo-bins plugin plugin-binary image
+e2e: deps cluster-bins prometheus-bins helm-bins argo-bins chromium-bin plugin plugin-binary image
 	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
 		NODE_COMPILE_CACHE=$(abspath .stepwise/compile-cache) \
 		$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=$(E2E_CONCURRENCY) \
