@@ -68,6 +68,7 @@ format: deps
 
 typecheck: deps
 	npx tsc -p tsconfig.json
+	npx tsc -p src/dashboard/web/tsconfig.json
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
@@ -182,8 +183,11 @@ SEA_DIR := .stepwise/bin/sea
 SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
 plugin-binary: deps
 	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD) $(SEA_DIR)
+	@# The dashboard's page, bundled now and carried as a string (no files at run time).
+	@$(TS) src/dashboard/build.ts > $(SEA_BUILD)/dashboard-assets.json
 	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
 		--define:STEPWISE_PLUGIN_VERSION='"'"$$(node -p 'require("./package.json").version')"'"' \
+		--define:STEPWISE_DASHBOARD_ASSETS="$$(cat $(SEA_BUILD)/dashboard-assets.json)" --external:esbuild \
 		--log-override:empty-import-meta=silent --log-level=warning \
 		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs
 	@printf '{"main":"%s","output":"%s","disableExperimentalSEAWarning":true,"useCodeCache":true}\n' \
