@@ -125,6 +125,9 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
       case 'GET /api/stream':
         stream(req, res, url);
         return;
+      case 'GET /favicon.ico':
+        res.writeHead(204, SECURITY_HEADERS).end();
+        return;
       case 'POST /api/action':
         await action(req, res, session);
         return;
