@@ -150,12 +150,15 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
     });
     open.add(res);
     let last = '';
+    // Sent only when what the page shows changed (the clock alone does not count).
     const push = (): void => {
-      const payload = key === null ? listPayload() : detailPayload(namespace, name);
-      const data = JSON.stringify(payload);
+      const t = now();
+      const payload = key === null ? listPayload(t) : detailPayload(namespace, name, t);
+      const data = JSON.stringify({ ...payload, now: 0 });
       if (data === last) return;
       last = data;
-      res.write(`event: ${key === null ? 'list' : 'rollout'}\ndata: ${data}\n\n`);
+      const event = key === null ? 'list' : 'rollout';
+      res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`);
     };
     const unsubscribe = o.hub.subscribe(push);
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), o.heartbeatMs ?? 15_000);
@@ -171,13 +174,12 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
     push();
   }
 
-  function listPayload(): ListPayload {
-    return { now: now(), scope: o.hub.scope, rows: o.hub.rows(), problems: o.hub.problems };
+  function listPayload(t: number): ListPayload {
+    return { now: t, scope: o.hub.scope, rows: o.hub.rows(), problems: o.hub.problems };
   }
 
-  function detailPayload(namespace: string, name: string): DetailPayload {
+  function detailPayload(namespace: string, name: string, t: number): DetailPayload {
     const ro = o.hub.rollout(namespace, name);
-    const t = now();
     const sets = o.hub.sets;
     return {
       now: t,

@@ -186,6 +186,15 @@ describe('dashboard server', () => {
     await opened;
     assert.match(events[0] ?? '', /^event: list\ndata: .*"key":"shop\/web"/);
     assert.equal(dash.streams, 1);
+    // A change that alters nothing shown is not sent (the stream's listener runs before ours).
+    const quiet = new Promise<void>((resolve) => {
+      const off = hub.subscribe(() => {
+        off();
+        resolve();
+      });
+    });
+    hub.changed();
+    await quiet;
     rollouts.push({ ...rollout(pausedStatus), metadata: { name: 'api', namespace: 'shop' } });
     hub.changed();
     await second;
