@@ -51,7 +51,8 @@ async function confirmThen(
   const key = `${namespace}/${name}`;
   const show = (ok: boolean, text: string): void => {
     lastAnswer = { key, text, ok };
-    restoreAnswer(key, result);
+    // An update may have redrawn the view since the click: write to the one on screen.
+    restoreAnswer(key, document.querySelector<HTMLElement>('p.result') ?? result);
   };
   show(true, `${offer.label}…`);
   try {
