@@ -9,6 +9,7 @@ import { rolloutInfo, rolloutPhase } from '../../cli/render/info.ts';
 import { toTime, type PodLike, type ReplicaSetLike } from '../../cli/render/objects.ts';
 import { strategyView } from '../../cli/render/strategies/index.ts';
 import { sanitised } from '../../cli/sanitise.ts';
+import { metricCharts } from './charts.ts';
 import { needsMe } from './pauses.ts';
 import { strategyPart } from './strategies.ts';
 import type { ActionOffer, ConditionView, DetailView, EventView, RowView } from './wire.ts';
@@ -67,6 +68,7 @@ export interface EventLike {
 }
 
 export const MAX_EVENTS = 20;
+export const MAX_CHARTED_RUNS = 3;
 
 /** The Rollout's Events, newest first, at most MAX_EVENTS. */
 export function eventsOf(ro: Rollout, events: readonly EventLike[]): EventView[] {
@@ -128,11 +130,20 @@ export function detailOf(i: DetailInputs): DetailView {
     lastTransitionTime: c.lastTransitionTime ?? '',
   }));
   const why = needsMe(ro);
+  const uid = ro.metadata.uid;
+  const charted = runs
+    .filter((r) => r.metadata.ownerReferences?.some((o) => o.kind === 'Rollout' && o.uid === uid))
+    .sort(
+      (a, b) =>
+        (toTime(b.metadata.creationTimestamp) ?? 0) - (toTime(a.metadata.creationTimestamp) ?? 0),
+    )
+    .slice(0, MAX_CHARTED_RUNS);
   return {
     info,
     strategy: strategyPart(ro, info, rs),
     conditions,
     events: eventsOf(ro, i.events),
+    analysis: charted.flatMap(metricCharts),
     actions: i.actions,
     ...(why !== undefined ? { needsMe: why } : {}),
   };

@@ -92,11 +92,43 @@ export interface ActionOffer {
   readonly note: string;
 }
 
+export interface ChartPoint {
+  readonly at: number;
+  readonly value: number;
+  /** The measurement's phase: Failed and Error points are marked. */
+  readonly phase: string;
+}
+
+/** A condition drawn as a line: `op value` is where the condition holds. */
+export interface Threshold {
+  readonly kind: 'success' | 'failure';
+  readonly op: '<' | '<=' | '>' | '>=';
+  readonly value: number;
+  readonly text: string;
+}
+
+/** One metric of one AnalysisRun, as a chart. */
+export interface MetricChart {
+  readonly run: string;
+  readonly metric: string;
+  readonly phase: string;
+  readonly points: readonly ChartPoint[];
+  readonly thresholds: readonly Threshold[];
+  /** The conditions as written (shown as text, drawn or not). */
+  readonly conditions: readonly string[];
+  readonly query?: string;
+  /** The last measured value, as text. */
+  readonly last?: string;
+  readonly measurements: number;
+}
+
 export interface DetailView {
   readonly info: RolloutInfo;
   readonly strategy: StrategyPart;
   readonly conditions: readonly ConditionView[];
   readonly events: readonly EventView[];
+  /** The Rollout's newest AnalysisRuns' metrics (MAX_CHARTED_RUNS runs at most). */
+  readonly analysis: readonly MetricChart[];
   readonly actions: readonly ActionOffer[];
   readonly needsMe?: string;
 }

@@ -10,6 +10,7 @@ import { ago, badge, fill, h } from './dom.ts';
 import { problemsBox } from './problems.ts';
 import { strategyComponent } from './strategies/index.ts';
 import { tick } from './clock.ts';
+import { metricChart } from './chart.ts';
 
 export function rolloutView(root: HTMLElement): (payload: DetailPayload) => void {
   return (p) => {
@@ -67,6 +68,9 @@ function detail(d: DetailView, now: number): DocumentFragment {
         `desired ${info.replicas.desired}, current ${info.replicas.current}, updated ${info.replicas.updated}, ready ${info.replicas.ready}, available ${info.replicas.available}`,
       ),
     ),
+    d.analysis.length
+      ? section('Analysis', h('div', { class: 'charts' }, ...d.analysis.map(metricChart)))
+      : '',
     section('Revisions', revisions(d, now)),
     info.approvals.length
       ? section('Approvals', h('ul', {}, ...info.approvals.map((a) => h('li', {}, a))))
