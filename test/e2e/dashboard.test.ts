@@ -8,18 +8,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { AnalysisRun } from '../../src/api/analysis.ts';
+import { INSTANCE_ID_LABEL } from '../../src/api/index.ts';
 import type { Rollout } from '../../src/api/rollout.ts';
 import { launchChromium } from '../cluster/chromium.ts';
 import { kubeHttp, testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { startController, type ControllerProcess } from './support/controller.ts';
 import { screenshot, startDashboard, type RunningDashboard } from './support/dashboard.ts';
+import { MetricServer } from './support/metric-server.ts';
 import {
+  createAnalysisRun,
   createRollout,
   getRollout,
   installCrds,
   phase,
   rolloutBody,
   setImage,
+  waitFor,
   waitForRollout,
 } from './support/rollouts.ts';
 
@@ -34,6 +39,7 @@ let dashboard: RunningDashboard;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+const metrics = new MetricServer();
 // At the top level: namespaces made in a hook would go at the end of the first test.
 const ns = await Promise.all(['dash-a', 'dash-b', 'dash-c'].map((p) => testNamespace(p)));
 
@@ -59,6 +65,7 @@ async function act(p: Page, action: string): Promise<string> {
 
 before(async () => {
   await installCrds();
+  await metrics.start();
   controller = await startController();
   for (const n of ns) await createRollout(n, rolloutBody('web', { strategy: STEPS }));
   for (const n of ns) await waitForRollout(n, 'web', 'Healthy', phase('Healthy'));
@@ -73,6 +80,7 @@ after(async () => {
   await browser?.close();
   await dashboard?.stop();
   await controller?.kill();
+  metrics.close();
 });
 
 describe('dashboard', () => {
@@ -172,6 +180,63 @@ describe('dashboard', () => {
     );
     assert.equal(await page.locator('main script, main img').count(), 0);
     assert.equal(await page.evaluate('window.pwned'), undefined);
+  });
+});
+
+describe('analysis', () => {
+  it('charts the values a metric measured, failed points marked, the threshold drawn', async () => {
+    const n = ns[2]!;
+    // A Rollout no controller runs (another instance's label): its run is the only actor here.
+    const ro = await http.json<Rollout>(
+      'POST',
+      `/apis/stepwise.dev/v1alpha1/namespaces/${n}/rollouts`,
+      {
+        ...rolloutBody('charted', { strategy: STEPS }),
+        metadata: { name: 'charted', labels: { [INSTANCE_ID_LABEL]: 'e2e-nobody' } },
+      },
+    );
+    metrics.answers.set('good', { rate: 0.97 });
+    metrics.answers.set('bad', { rate: 0.5 });
+    const metric = (name: string, count: number) => ({
+      name,
+      interval: '1s',
+      count,
+      failureLimit: 5,
+      successCondition: 'result >= 0.95',
+      provider: { web: { url: metrics.url(name), jsonPath: '{$.rate}' } },
+    });
+    const owner = {
+      apiVersion: 'stepwise.dev/v1alpha1',
+      kind: 'Rollout',
+      name: 'charted',
+      uid: ro.metadata.uid!,
+    };
+    await createAnalysisRun(n, {
+      apiVersion: 'stepwise.dev/v1alpha1',
+      kind: 'AnalysisRun',
+      metadata: { name: 'charted-1', ownerReferences: [owner] },
+      spec: { metrics: [metric('good', 3), metric('bad', 2)] },
+    });
+    await waitFor<AnalysisRun>(
+      'AnalysisRun charted-1 finished',
+      `/apis/stepwise.dev/v1alpha1/namespaces/${n}/analysisruns`,
+      'charted-1',
+      (r) => r.status?.phase === 'Successful',
+    );
+    await page.goto(`${dashboard.origin}/#/r/${n}/charted`);
+    const good = page.locator('figure[data-metric="good"]');
+    const bad = page.locator('figure[data-metric="bad"]');
+    await good.locator('dd.last', { hasText: '0.97' }).waitFor();
+    await bad.locator('dd.last', { hasText: '0.5' }).waitFor();
+    assert.equal(await good.locator('circle.point').count(), 3);
+    assert.equal(await good.locator('circle.point.failed').count(), 0);
+    assert.equal(await bad.locator('circle.point.failed').count(), 2);
+    assert.equal(await good.locator('line.threshold.success').count(), 1);
+    assert.match(
+      (await good.locator('svg').getAttribute('aria-label')) ?? '',
+      /3 values charted, last 0\.97/,
+    );
+    await screenshot(page, 'dashboard-analysis');
   });
 });
 
