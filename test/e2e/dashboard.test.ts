@@ -201,7 +201,7 @@ describe('analysis', () => {
       name,
       interval: '1s',
       count,
-      failureLimit: 5,
+      failureLimit: count, // failures are what the chart marks: they must not end the run
       successCondition: 'result >= 0.95',
       provider: { web: { url: metrics.url(name), jsonPath: '{$.rate}' } },
     });
@@ -218,10 +218,14 @@ describe('analysis', () => {
       spec: { metrics: [metric('good', 3), metric('bad', 2)] },
     });
     await waitFor<AnalysisRun>(
-      'AnalysisRun charted-1 finished',
+      'AnalysisRun charted-1 measured',
       `/apis/stepwise.dev/v1alpha1/namespaces/${n}/analysisruns`,
       'charted-1',
-      (r) => r.status?.phase === 'Successful',
+      (r) => {
+        const count = (m: string) =>
+          r.status?.metricResults?.find((x) => x.name === m)?.measurements?.length ?? 0;
+        return count('good') === 3 && count('bad') === 2;
+      },
     );
     await page.goto(`${dashboard.origin}/#/r/${n}/charted`);
     const good = page.locator('figure[data-metric="good"]');
