@@ -24,7 +24,8 @@ TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
 .PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check \
-        chart-files cluster-bins prometheus-bins helm-bins argo-bins argocd-lua cluster-up cluster-down clean plugin image
+        chart-files cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin cluster-up cluster-down \
+        clean plugin image
 
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
@@ -68,6 +69,7 @@ format: deps
 
 typecheck: deps
 	npx tsc -p tsconfig.json
+	npx tsc -p src/dashboard/web/tsconfig.json
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
@@ -97,6 +99,11 @@ prometheus-bins:
 # helm v4 from its Go module, for the chart's tests (built once, cached).
 helm-bins:
 	@test/helm/build.sh >/dev/null
+
+# Chromium for the dashboard's browser tests: Debian's package unpacked into the cache without
+# root (test/cluster/chromium.sh), or the one on PATH.
+chromium-bin:
+	@test/cluster/chromium.sh >/dev/null
 
 # Argo Rollouts' controller and CRDs from its Go module, for the takeover tests (built once, cached).
 argo-bins:
@@ -136,7 +143,7 @@ plugin: deps
 # the same modules again; it halves their start-up CPU (the cache checks each file's contents).
 E2E_CONCURRENCY ?= 3
 E2E_FILES ?= 'test/e2e/**/*.test.ts'
-e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua plugin plugin-binary image
+e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin plugin plugin-binary image
 	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
 		NODE_COMPILE_CACHE=$(abspath .stepwise/compile-cache) \
 		$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=$(E2E_CONCURRENCY) \
@@ -182,8 +189,11 @@ SEA_DIR := .stepwise/bin/sea
 SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
 plugin-binary: deps
 	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD) $(SEA_DIR)
+	@# The dashboard's page, bundled now and carried as a string (no files at run time).
+	@$(TS) src/dashboard/build.ts > $(SEA_BUILD)/dashboard-assets.json
 	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
 		--define:STEPWISE_PLUGIN_VERSION='"'"$$(node -p 'require("./package.json").version')"'"' \
+		--define:STEPWISE_DASHBOARD_ASSETS="$$(cat $(SEA_BUILD)/dashboard-assets.json)" --external:esbuild \
 		--log-override:empty-import-meta=silent --log-level=warning \
 		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs
 	@printf '{"main":"%s","output":"%s","disableExperimentalSEAWarning":true,"useCodeCache":true}\n' \

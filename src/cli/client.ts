@@ -18,6 +18,7 @@ import { CliError, httpStatusOf, toCliError, type RequestContext } from './error
 import { loadKubeConfig } from './kubeconfig.ts';
 import { migrateCalls, type MigrateCalls } from './migrate-client.ts';
 import { checkName } from './names.ts';
+import { listCalls, type ListCalls } from './list-client.ts';
 import { workloadCalls, type WorkloadCalls } from './workload-client.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
 
@@ -48,7 +49,8 @@ export type WatchResource =
   | 'analysisruns'
   | 'rolloutapprovals'
   | 'deployments'
-  | 'podtemplates';
+  | 'podtemplates'
+  | 'events';
 
 export interface WatchQuery {
   fieldSelector?: string;
@@ -64,7 +66,7 @@ export interface WatchStream {
 
 export type WatchHandler = (type: string, object: unknown) => void;
 
-export interface KubeClient extends MigrateCalls, WorkloadCalls {
+export interface KubeClient extends MigrateCalls, WorkloadCalls, ListCalls {
   /** https://127.0.0.1:PORT */
   readonly server: string;
   /** -n, else the context's namespace, else `default` */
@@ -90,9 +92,10 @@ export interface KubeClient extends MigrateCalls, WorkloadCalls {
   /** Who the API server says we are (SelfSubjectReview: kubectl auth whoami). */
   whoAmI(): Promise<{ username: string; groups: string[] }>;
   createRolloutApproval(namespace: string, body: RolloutApproval): Promise<RolloutApproval>;
+  /** namespace undefined: all namespaces. */
   watch(
     resource: WatchResource,
-    namespace: string,
+    namespace: string | undefined,
     query: WatchQuery,
     onEvent: WatchHandler,
   ): WatchStream;
@@ -174,9 +177,12 @@ export async function connect(
     pods: '/api/v1/namespaces/{ns}/pods',
     analysisruns: `${group}/{ns}/${ANALYSIS_RUN_PLURAL}`,
     rolloutapprovals: `${group}/{ns}/${ROLLOUT_APPROVAL_PLURAL}`,
+    events: '/api/v1/namespaces/{ns}/events',
   };
-  const watchPath = (resource: WatchResource, ns: string): string =>
-    paths[resource].replace('{ns}', encodeURIComponent(ns));
+  const watchPath = (resource: WatchResource, ns: string | undefined): string =>
+    ns === undefined
+      ? paths[resource].replace('/namespaces/{ns}', '')
+      : paths[resource].replace('{ns}', encodeURIComponent(ns));
   const auth = kc.makeApiClient(k8s.AuthenticationV1Api);
   const ar = { group: GROUP, version: VERSION, plural: ANALYSIS_RUN_PLURAL };
 
@@ -247,6 +253,7 @@ export async function connect(
       ),
     ...migrateCalls(k8s, custom, call),
     ...workloadCalls({ custom, core, jsonPatch, call, list }),
+    ...listCalls({ custom, core, call, list }),
     whoAmI: () =>
       call({ verb: 'create', resource: 'selfsubjectreviews' }, async () => {
         const review = await auth.createSelfSubjectReview({

@@ -18,6 +18,7 @@ import { registerSet } from './commands/set-image.ts';
 import { registerUndo } from './commands/undo.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
+import { registerDashboard } from './commands/dashboard.ts';
 import { COMPLETE_COMMAND, registerCompletion, runComplete } from './commands/completion.ts';
 import { Sink } from './terminal.ts';
 
@@ -67,6 +68,7 @@ Examples:
   kubectl stepwise status web --timeout 10m    wait for Healthy (exit 0) or Degraded (exit 1)
   kubectl stepwise status web --until awaiting-approval   (CI) exit 0 once people are asked
   kubectl stepwise restart web                 replace every pod, within maxUnavailable
+  kubectl stepwise dashboard -A --open         the web page, acting with your credentials
   kubectl stepwise lint deploy/*.yaml          (CI) check manifests offline, exit 1 on problems
   kubectl stepwise migrate web -o gitops/ --adopt   take over Argo's Rollout web, pods untouched
   kubectl stepwise list rollouts -o yaml       the objects as the API server returns them
@@ -87,6 +89,7 @@ Examples:
     registerUndo,
     registerSet,
     registerStatus,
+    registerDashboard,
     registerLint,
     registerMigrate,
     registerCompletion,

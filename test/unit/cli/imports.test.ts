@@ -28,6 +28,8 @@ const SURFACES = [
   'src/traffic/index.ts',
   'src/analysis/evaluate/index.ts',
   'src/analysis/expr/index.ts',
+  // The web page the plugin serves (`dashboard`), loaded only by that command.
+  'src/dashboard/index.ts',
 ];
 
 test('src/cli imports src/api, the pure modules through their surfaces, node:, commander', () => {

@@ -1,0 +1,104 @@
+/**
+ * The Rollout's buttons. Each asks first (a modal dialog: Escape or Cancel backs out), then
+ * POSTs with the page's CSRF token; the plugin decides and writes with the user's own
+ * credentials, and its answer (done, or the refusal: RBAC, conflict, not applicable) is shown.
+ */
+import type { ActionOffer, ActionResult } from '../model/wire.ts';
+import { fill, h } from './dom.ts';
+
+const csrf = (): string =>
+  document.querySelector<HTMLMetaElement>('meta[name="stepwise-csrf"]')?.content ?? '';
+
+export function actionBar(namespace: string, name: string, offers: readonly ActionOffer[]) {
+  const result = h('p', { class: 'result', role: 'status', 'aria-live': 'polite' });
+  const bar = h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'actions' },
+    ...offers.map((o) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-action': o.action,
+          title: o.note,
+          'aria-disabled': o.enabled ? undefined : 'true',
+          class: o.enabled ? '' : 'off',
+          on: { click: () => void confirmThen(o, namespace, name, result) },
+        },
+        o.label,
+      ),
+    ),
+  );
+  return { bar, result };
+}
+
+/** The last answer survives the redraws an update causes. */
+let lastAnswer: { key: string; text: string; ok: boolean } | undefined;
+
+export function restoreAnswer(key: string, result: HTMLElement): void {
+  if (lastAnswer?.key !== key) return;
+  result.textContent = lastAnswer.text;
+  result.className = `result ${lastAnswer.ok ? 'ok' : 'refused'}`;
+}
+
+async function confirmThen(
+  offer: ActionOffer,
+  namespace: string,
+  name: string,
+  result: HTMLElement,
+): Promise<void> {
+  if (!(await ask(offer))) return;
+  const key = `${namespace}/${name}`;
+  const show = (ok: boolean, text: string): void => {
+    lastAnswer = { key, text, ok };
+    // An update may have redrawn the view since the click: write to the one on screen.
+    restoreAnswer(key, document.querySelector<HTMLElement>('p.result') ?? result);
+  };
+  show(true, `${offer.label}…`);
+  try {
+    const res = await fetch('/api/action', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf() },
+      body: JSON.stringify({ namespace, name, action: offer.action }),
+    });
+    const answer = (await res.json()) as ActionResult;
+    show(answer.ok, answer.message);
+  } catch (err) {
+    show(false, `no answer from the dashboard: ${String(err)}`);
+  }
+}
+
+/** A modal question; true: go ahead. Disabled offers still explain themselves here. */
+function ask(offer: ActionOffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
+    const done = (yes: boolean): void => {
+      dialog.close();
+      dialog.remove();
+      resolve(yes);
+    };
+    const go = h(
+      'button',
+      { type: 'button', class: 'primary', 'data-confirm': 'yes', on: { click: () => done(true) } },
+      offer.label,
+    );
+    const cancel = h(
+      'button',
+      { type: 'button', 'data-confirm': 'no', on: { click: () => done(false) } },
+      offer.enabled ? 'Cancel' : 'Close',
+    );
+    fill(
+      dialog,
+      h('h2', { id: 'confirm-title' }, offer.confirm),
+      h('p', {}, offer.enabled ? offer.note : `The plugin would refuse: ${offer.note}`),
+      h('div', { class: 'buttons' }, offer.enabled ? go : null, cancel),
+    );
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+    (offer.enabled ? go : cancel).focus();
+  });
+}
