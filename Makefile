@@ -171,14 +171,15 @@ clean:
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
-# this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion.
+# this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion. Stamped with
+# the version, commit and build date (image/stamp.ts): `kubectl-stepwise --version` shows them.
 SEA_BUILD := .stepwise/sea-build
 SEA_DIR := .stepwise/bin/sea
 SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
 plugin-binary: deps
 	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD) $(SEA_DIR)
 	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
-		--define:STEPWISE_PLUGIN_VERSION='"'"$$(node -p 'require("./package.json").version')"'"' \
+		--define:STEPWISE_BUILD="$$($(TS) image/stamp.ts)" \
 		--log-override:empty-import-meta=silent --log-level=warning \
 		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs
 	@printf '{"main":"%s","output":"%s","disableExperimentalSEAWarning":true,"useCodeCache":true}\n' \

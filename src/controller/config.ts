@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { parseGoDuration } from '../api/index.ts';
+import { buildInfo, parseGoDuration, versionText } from '../api/index.ts';
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
 import { parseHostList } from '../analysis/providers/index.ts';
@@ -84,7 +84,21 @@ export class HelpRequested extends Error {
   }
 }
 
+/** `--version`: version, commit and build date on stdout, exit 0. */
+export class VersionRequested extends Error {
+  override name = 'VersionRequested';
+  constructor() {
+    super(
+      versionText('stepwise-controller', buildInfo(), {
+        node: process.version,
+        platform: `${process.platform}/${process.arch}`,
+      }),
+    );
+  }
+}
+
 const USAGE = `stepwise-controller [flags]
+  --version                  print the version, commit and build date, and exit
   --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
   --workers N                concurrent reconciles (default 10)
   --analysis-workers N       concurrent AnalysisRun reconciles, own queue (default 30, as Argo)
@@ -162,9 +176,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'analysis-allowed-hosts': { type: 'string' },
       'analysis-denied-hosts': { type: 'string' },
       help: { type: 'boolean' },
+      version: { type: 'boolean' },
     },
   });
   if (values.help === true) throw new HelpRequested();
+  if (values.version === true) throw new VersionRequested();
   const [metricsHost, metricsPort] = hostPort(
     values['metrics-bind-address'] ?? '127.0.0.1:8090',
     '--metrics-bind-address',
@@ -333,8 +349,8 @@ function hostPort(v: string, flag: string): [string, number] {
 }
 
 /**
- * The configuration of this process, or the exit code of a run that ends here: `--help` (the
- * usage on stdout, 0) or bad flags (one line on stderr, 2).
+ * The configuration of this process, or the exit code of a run that ends here: `--help` or
+ * `--version` (on stdout, 0) or bad flags (one line on stderr, 2).
  */
 export function configOrExit(
   argv: readonly string[],
@@ -344,7 +360,7 @@ export function configOrExit(
   try {
     return parseConfig(argv, env);
   } catch (err) {
-    if (err instanceof HelpRequested) {
+    if (err instanceof HelpRequested || err instanceof VersionRequested) {
       out.stdout.write(`${err.message}\n`);
       return ExitCode.ok;
     }

@@ -130,6 +130,16 @@ describe('the configuration of the process', () => {
     assert.equal(out.stderr, '');
   });
 
+  it('--version: version, commit and build date on stdout, exit code 0', () => {
+    const { out, io } = streams();
+    assert.equal(configOrExit(['--version', '--workers=3'], {}, io), ExitCode.ok);
+    assert.match(
+      out.stdout,
+      /^stepwise-controller v\d+\.\d+\.\d+\n {2}Commit: unknown\n {2}Build date: unknown\n {2}Node: v/,
+    );
+    assert.equal(out.stderr, '');
+  });
+
   it('bad flags: one line on stderr naming the flag, exit code 2', () => {
     const { out, io } = streams();
     assert.equal(configOrExit(['--workers=0'], {}, io), ExitCode.badFlags);
