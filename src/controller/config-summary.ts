@@ -10,6 +10,7 @@ import type { ControllerConfig } from './config.ts';
 export function configSummary(c: ControllerConfig): LogFields {
   return {
     namespace: c.namespace ?? '(all)',
+    namespaced: c.namespaced,
     instanceId: c.instanceId ?? '(none)',
     workers: c.workers,
     analysisWorkers: c.analysisWorkers,

@@ -13,6 +13,8 @@ import type { Level } from './logger.ts';
 export interface ControllerConfig {
   /** Watch one namespace, or all when undefined. */
   readonly namespace?: string;
+  /** --namespaced: no cluster-scoped reads, so Roles in that namespace are all it needs. */
+  readonly namespaced: boolean;
   readonly workers: number;
   /** Workers of the AnalysisRun queue: a slow provider never holds a Rollout reconcile. */
   readonly analysisWorkers: number;
@@ -100,6 +102,10 @@ export class VersionRequested extends Error {
 const USAGE = `stepwise-controller [flags]
   --version                  print the version, commit and build date, and exit
   --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
+  --namespaced               with --namespace: read nothing cluster-scoped, so a Role in that
+                             namespace is all it needs (no ClusterAnalysisTemplates; the
+                             identity policy cannot be read, so RolloutApprovals are refused
+                             unless --trust-approvals-without-identity-policy)
   --workers N                concurrent reconciles (default 10)
   --analysis-workers N       concurrent AnalysisRun reconciles, own queue (default 30, as Argo)
   --metrics-bind-address A   host:port of /metrics /healthz /readyz (default 127.0.0.1:8090)
@@ -150,6 +156,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     strict: true,
     options: {
       namespace: { type: 'string' },
+      namespaced: { type: 'boolean' },
       workers: { type: 'string' },
       'analysis-workers': { type: 'string' },
       'metrics-bind-address': { type: 'string' },
@@ -189,8 +196,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   }
+  const namespace = values.namespace ?? (env.STEPWISE_NAMESPACE || undefined);
+  if (values.namespaced === true && namespace === undefined) {
+    throw new ConfigError('--namespaced needs --namespace: the one namespace it may read');
+  }
   return {
-    namespace: values.namespace ?? (env.STEPWISE_NAMESPACE || undefined),
+    namespace,
+    namespaced: values.namespaced === true,
     workers: positiveInt('--workers', values.workers ?? '10'),
     analysisWorkers: positiveInt('--analysis-workers', values['analysis-workers'] ?? '30'),
     metricsHost,

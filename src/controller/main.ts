@@ -16,7 +16,7 @@ import { configSummary } from './config-summary.ts';
 import { analysisRunController, rolloutController } from './controllers.ts';
 import { leaseElection } from './election.ts';
 import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
-import { cacheSpecs, controllerInformers } from './informers.ts';
+import { cacheSpecs, controllerInformers, startedInformers } from './informers.ts';
 import { jsonLogger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { reclaimerAfter } from './memory-reclaim.ts';
@@ -74,6 +74,7 @@ async function main(): Promise<number> {
   const identityPolicy = new IdentityPolicyCheck({
     api,
     ...config.identityPolicy,
+    namespaced: config.namespaced,
     clock,
     log,
     gauge: identityPolicyGauge(registry),
@@ -91,7 +92,7 @@ async function main(): Promise<number> {
     identityPolicy,
     approvalPeople,
   };
-  const watched = [...traffic.informers, ...Object.values(informers), workloads];
+  const watched = [...traffic.informers, ...startedInformers(informers, config), workloads];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,
     log,

@@ -110,6 +110,13 @@ describe('controller configuration', () => {
     );
   });
 
+  it('--namespaced: only with --namespace (the one namespace it may read)', () => {
+    assert.equal(parseConfig([], {}).namespaced, false);
+    assert.equal(parseConfig(['--namespace=team', '--namespaced'], {}).namespaced, true);
+    assert.equal(parseConfig(['--namespaced'], { STEPWISE_NAMESPACE: 'team' }).namespaced, true);
+    assert.throws(() => parseConfig(['--namespaced'], {}), /--namespaced needs --namespace/);
+  });
+
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
   });
