@@ -84,7 +84,7 @@ chart-files: deps
 # One process for all the files (--test-isolation=none): no unit test relies on a process of its
 # own (no process-wide state, environment or module mocks), and 93 Node start-ups cost more than
 # the tests themselves.
-unit: deps
+unit: deps helm-bins
 	$(TS) --test --test-isolation=none --test-reporter=spec 'test/unit/**/*.test.ts'
 
 cluster-bins:
