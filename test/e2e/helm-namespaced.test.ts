@@ -287,8 +287,8 @@ describe('the chart installed by a namespace admin (rbac.namespaced)', () => {
       assert.deepEqual(await split(ns, done), [0, 4]);
       await waitForEvents(ns, ['RolloutStepCompleted', 'RolloutCompleted']);
 
-      // A ClusterAnalysisTemplate is there, but not for a namespaced controller: the update that
-      // asks for it stops with the reason, rather than waiting for a cache it may not fill.
+      // A ClusterAnalysisTemplate is there, but not for a namespaced controller: a Rollout that
+      // names one is InvalidSpec, saying so, rather than waiting for a cache it may not fill.
       const shared = `shared-${randomBytes(3).toString('hex')}`;
       const clusterTemplates = '/apis/stepwise.dev/v1alpha1/clusteranalysistemplates';
       await http.json('POST', clusterTemplates, {
@@ -306,14 +306,16 @@ describe('the chart installed by a namespace admin (rbac.namespaced)', () => {
         },
       });
       await ok(kubectl(['create', '-n', ns, '-f', '-'], { env, input: analysed }));
-      await waitForRollout(ns, 'analysed', 'first revision Healthy', phase('Healthy'));
-      await setImage(ns, 'analysed', 'app:2');
-      const stopped = await waitForRollout(ns, 'analysed', 'update Degraded', phase('Degraded'));
+      const stopped = await waitForRollout(ns, 'analysed', 'InvalidSpec', phase('Degraded'));
       const said = [
         stopped.status?.message,
         ...(stopped.status?.conditions ?? []).map((c) => c.message),
       ].join('\n');
       assert.ok(said.includes(`ClusterAnalysisTemplate "${shared}" not found`), said);
+      assert.equal(
+        stopped.status?.conditions?.find((c) => c.type === 'InvalidSpec')?.status,
+        'True',
+      );
       // Its Role refused it nothing it needed: only the routers' kinds, which it then leaves
       // unwatched (rbac.extraRules would grant them), were forbidden.
       const unwatched = (l: LogLine) => l.msg === 'traffic router objects not watched';
