@@ -84,6 +84,9 @@ export const Reason = {
   NoMatchingReplicaSet: 'NoMatchingReplicaSet',
   /** The stable ReplicaSet the handed-over status names is not among the live ones. */
   StableReplicaSetMissing: 'StableReplicaSetMissing',
+  /** Ours: an argoproj.io Rollout whose status Argo's controller wrote is served in place from
+   *  where it stood (src/rollout/in-place/). */
+  TakenOverInPlace: 'TakenOverInPlace',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

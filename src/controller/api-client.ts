@@ -3,7 +3,16 @@
  * for a user that authenticates through an exec/auth-provider plugin, client-node (imported only
  * then). Every request is counted in the metrics.
  */
-import { httpsTransport, kubeApiOver, loadConnection, TokenBucket } from '../kube/index.ts';
+import {
+  ArgoWireKubeApi,
+  httpsTransport,
+  kubeApiOver,
+  loadConnection,
+  TokenBucket,
+  withArgoTypes,
+} from '../kube/index.ts';
+import { GROUP } from '../api/index.ts';
+import type { ApiGroup } from './config.ts';
 import type { Clock, HttpTransport, KubeApi, RequestInfo } from '../kube/index.ts';
 
 export interface ApiClients {
@@ -21,11 +30,19 @@ export async function apiClients(
   limits: { readonly qps: number; readonly burst: number },
   clock: Clock,
   onRequest: (info: RequestInfo) => void,
+  apiGroup: ApiGroup = GROUP,
 ): Promise<ApiClients> {
   const { transport, server } = await apiTransport(env);
+  // --qps/--burst: one bucket for every request the controller makes (client-go semantics).
+  const limiter = new TokenBucket(clock, limits);
   return {
-    // --qps/--burst: one bucket for every request the controller makes (client-go semantics).
-    api: kubeApiOver(transport, { onRequest, limiter: new TokenBucket(clock, limits) }),
+    // --api-group=argoproj.io: Argo's objects in place, renamed at this one seam.
+    api:
+      apiGroup === GROUP
+        ? kubeApiOver(transport, { onRequest, limiter })
+        : new ArgoWireKubeApi(
+            kubeApiOver(transport, { onRequest, limiter, registry: withArgoTypes() }),
+          ),
     // Lease renewals bypass the bucket: under load (1,000 Rollouts settling) it can hold requests
     // for seconds, and a renewal that waits past the renew deadline loses leadership, which stops
     // all work. They are 1 request per retry period, so the cap stays meaningful.

@@ -9,6 +9,7 @@ import type { ControllerConfig } from './config.ts';
 
 export function configSummary(c: ControllerConfig): LogFields {
   return {
+    apiGroup: c.apiGroup,
     namespace: c.namespace ?? '(all)',
     namespaced: c.namespaced,
     instanceId: c.instanceId ?? '(none)',

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { buildInfo, parseGoDuration, versionText } from '../api/index.ts';
+import { ARGO_GROUP, buildInfo, GROUP, parseGoDuration, versionText } from '../api/index.ts';
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
 import { parseHostList } from '../analysis/providers/index.ts';
@@ -52,6 +52,9 @@ export interface ControllerConfig {
   /** Handle only Rollouts (and AnalysisRuns) labelled with this instance id; without it, only
    *  those without the label. */
   readonly instanceId?: string;
+  /** The API group whose Rollouts and analysis objects this controller serves: ours, or Argo
+   *  Rollouts' in place (src/kube/argo-wire/: its objects as stored, its keys). */
+  readonly apiGroup: ApiGroup;
   /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
   readonly reclaimMemoryAfterMs: number;
   /** The identity policy that vouches for RolloutApprovals (identity-policy.ts); `trusted`:
@@ -115,6 +118,9 @@ const USAGE = `stepwise-controller [flags]
   --log-level LEVEL          debug|info|warn|error (default info)
   --instance-id ID           handle only Rollouts labelled stepwise.dev/controller-instance-id=ID
                              (default: only those without that label); its own Lease
+  --api-group G              stepwise.dev (default), or argoproj.io: serve Argo Rollouts'
+                             Rollouts and analysis objects in place, as they are stored,
+                             with Argo's annotation and label keys (Argo's controller at 0)
   --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
                              (default 50 / 100; Lease renewals are exempt)
   --reclaim-memory-after D   give memory back to the system after D without work
@@ -167,6 +173,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       qps: { type: 'string' },
       burst: { type: 'string' },
       'instance-id': { type: 'string' },
+      'api-group': { type: 'string' },
       'external-bind-address': { type: 'string' },
       'public-url': { type: 'string' },
       'notifications-secret': { type: 'string' },
@@ -216,6 +223,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),
+    apiGroup: apiGroup(values['api-group'] ?? GROUP),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
     analysisHosts: {
       allowed: hostList('--analysis-allowed-hosts', values['analysis-allowed-hosts']),
@@ -227,6 +235,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       trusted: values['trust-approvals-without-identity-policy'] === true,
     },
   };
+}
+
+export type ApiGroup = typeof GROUP | typeof ARGO_GROUP;
+
+function apiGroup(v: string): ApiGroup {
+  if (v === GROUP || v === ARGO_GROUP) return v;
+  throw new ConfigError(`--api-group must be ${GROUP} or ${ARGO_GROUP}, got "${v}"`);
 }
 
 function hostList(flag: string, v: string | undefined): string[] {

@@ -3,6 +3,7 @@
  * workers, what wakes it (watches.ts), every key it owns, and what its passes report.
  * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
  */
+import { ARGO_GROUP } from '../api/index.ts';
 import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
@@ -81,6 +82,7 @@ export function rolloutController(
         }),
     ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
     ...(d.config.instanceId !== undefined ? { instanceId: d.config.instanceId } : {}),
+    ...(d.config.apiGroup === ARGO_GROUP ? { inPlaceArgo: true } : {}),
   });
   // Registered before the watches: the pass the deletion wakes knows it was one.
   s.rollouts.addEventHandler({

@@ -41,7 +41,13 @@ async function main(): Promise<number> {
   const metrics = new ControllerMetrics();
   registerBuildInfo(metrics.registry, build);
   const limits = { qps: config.qps, burst: config.burst };
-  const { api, leaseApi, server } = await apiClients(process.env, limits, clock, metrics.request);
+  const { api, leaseApi, server } = await apiClients(
+    process.env,
+    limits,
+    clock,
+    metrics.request,
+    config.apiGroup,
+  );
   apiServer = server;
   // After an API outage, Rollouts whose passes failed wait out their backoff (up to 10 s); the
   // informers reaching the server again send them all back through at once (adds collapse).

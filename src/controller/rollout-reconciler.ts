@@ -87,6 +87,8 @@ export interface RolloutReconcilerDeps {
   readonly approvalPeople?: readonly Person[];
   /** --instance-id: whose marks a start-up sweep may release. */
   readonly instanceId?: string;
+  /** --api-group=argoproj.io: Argo's Rollouts served in place (Observed.inPlaceArgo). */
+  readonly inPlaceArgo?: boolean;
 }
 
 /** What one pass read, for its writes. */
@@ -232,6 +234,7 @@ export class RolloutReconciler implements Reconciler {
       approvalPeople: this.#deps.approvalPeople ?? [],
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       ...(workload === undefined ? {} : { workload }),
+      ...(this.#deps.inPlaceArgo === true ? { inPlaceArgo: true } : {}),
       now,
     };
     const result = planner(observed);

@@ -113,3 +113,4 @@ export {
 export { ownerKey, ownerIndex, ownerKeysForUpdate, type GroupKind } from './owners.ts';
 export { workqueueMetrics, requestMetrics } from './metrics.ts';
 export { silentLogger, errorText, type Logger, type LogFields } from './log.ts';
+export { ArgoWireKubeApi, withArgoTypes } from './argo-wire/index.ts';

@@ -50,6 +50,9 @@ export interface Observed {
   /** The object `spec.workloadRef` names, as the cache holds it (absent `object`: not found;
    *  absent altogether: the Rollout has no workloadRef, or the shell did not read it). */
   readonly workload?: ObservedWorkload;
+  /** The controller serves argoproj.io in place (`--api-group=argoproj.io`): a status Argo's
+   *  controller wrote is taken over once (in-place/). */
+  readonly inPlaceArgo?: boolean;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
   /** A ReplicaSet write of the last plan that the API server refused (the shell plans again

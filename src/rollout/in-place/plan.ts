@@ -1,0 +1,65 @@
+/**
+ * Serving Argo Rollouts' objects in place (`--api-group=argoproj.io`): the first pass over a
+ * Rollout whose status Argo's controller wrote takes that status over, once, before any strategy
+ * plans. The ReplicaSets are already the Rollout's (same object, same owner UID) and keep Argo's
+ * hashes (the template match finds them), so nothing is created, scaled or deleted; only the one
+ * field whose spelling is Argo's own must change: `currentStepHash` is a Go hash of the steps, and
+ * a strategy reading it against ours would restart the steps and move pods. takeover.ts keeps
+ * the step, pauses and abort of the revision Argo was on and puts our steps hash in. The
+ * `Adopted` condition (reason TakenOverInPlace) records that it happened: from then on a steps
+ * hash that differs is a change of the steps, and restarts them as usual. A Rollout that Stepwise
+ * served from its start gets the condition, and nothing else, on its first pass with a status.
+ * Pure.
+ */
+import { ConditionType, Reason } from '../../api/index.ts';
+import type { RolloutStatus } from '../../api/index.ts';
+import { takeover } from '../adoption/takeover.ts';
+import { getCondition, setCondition } from '../conditions.ts';
+import { normal } from '../events.ts';
+import { hashOf } from '../replicasets.ts';
+import { replicaSetOfTemplate } from '../template-match.ts';
+import type { Observed, Plan } from '../types.ts';
+
+/** The takeover pass, or undefined when there is nothing to take over (the strategy plans). */
+export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | undefined {
+  const prev = o.rollout.status;
+  if (o.inPlaceArgo !== true || prev === undefined || prev.currentPodHash === undefined) {
+    return undefined;
+  }
+  if (getCondition(prev.conditions ?? [], ConditionType.Adopted) !== undefined) return undefined;
+  const current = replicaSetOfTemplate(o.replicaSets, o.rollout);
+  const argoMidRevision =
+    stepsHash !== undefined &&
+    prev.currentStepHash !== undefined &&
+    prev.currentStepHash !== stepsHash &&
+    current !== undefined &&
+    hashOf(current) === prev.currentPodHash;
+  const taken =
+    argoMidRevision && current !== undefined
+      ? takeover({
+          rollout: o.rollout,
+          replicaSets: o.replicaSets,
+          current,
+          services: o.services,
+          stepsHash,
+        })
+      : undefined;
+  const status: RolloutStatus =
+    taken?.kind === 'status' ? { ...taken.status, phase: prev.phase, message: prev.message } : prev;
+  const step = status.currentStepIndex;
+  const message =
+    taken?.kind === 'status'
+      ? `took over from Argo Rollouts in place at ${step === undefined ? 'its step' : `step index ${step}`} of revision ${prev.currentPodHash}: ReplicaSets, pods and Services as they were`
+      : `served in place as argoproj.io; ReplicaSets, pods and Services as they were`;
+  const conditions = setCondition(
+    status.conditions ?? [],
+    { type: ConditionType.Adopted, status: 'True', reason: Reason.TakenOverInPlace, message },
+    new Date(o.now).toISOString(),
+  );
+  return {
+    writes: [
+      { kind: 'applyStatus', status: { ...status, conditions: [...conditions] } },
+      normal(Reason.TakenOverInPlace, message),
+    ],
+  };
+}
