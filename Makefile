@@ -86,7 +86,7 @@ chart-files: deps
 # One process for all the files (--test-isolation=none): no unit test relies on a process of its
 # own (no process-wide state, environment or module mocks), and 93 Node start-ups cost more than
 # the tests themselves.
-unit: deps
+unit: deps helm-bins
 	$(TS) --test --test-isolation=none --test-reporter=spec 'test/unit/**/*.test.ts'
 
 cluster-bins:
@@ -183,7 +183,8 @@ clean:
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
-# this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion.
+# this Node binary. Beside it, kubectl_complete-stepwise for kubectl's completion. Stamped with
+# the version, commit and build date (image/stamp.ts): `kubectl-stepwise --version` shows them.
 SEA_BUILD := .stepwise/sea-build
 SEA_DIR := .stepwise/bin/sea
 SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
@@ -192,7 +193,7 @@ plugin-binary: deps
 	@# The dashboard's page, bundled now and carried as a string (no files at run time).
 	@$(TS) src/dashboard/build.ts > $(SEA_BUILD)/dashboard-assets.json
 	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
-		--define:STEPWISE_PLUGIN_VERSION='"'"$$(node -p 'require("./package.json").version')"'"' \
+		--define:STEPWISE_BUILD="$$($(TS) image/stamp.ts)" \
 		--define:STEPWISE_DASHBOARD_ASSETS="$$(cat $(SEA_BUILD)/dashboard-assets.json)" --external:esbuild \
 		--log-override:empty-import-meta=silent --log-level=warning \
 		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs

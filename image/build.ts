@@ -40,6 +40,8 @@ import {
   tarArguments,
 } from './rootfs.ts';
 import { bundleController } from './bundle.ts';
+import { buildStamp, sourceDateEpoch } from './stamp.ts';
+import type { BuildInfo } from '../src/api/version.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -81,6 +83,14 @@ async function step<T>(what: string, work: () => T | Promise<T>): Promise<T> {
   return value;
 }
 
+/** package.json's licence (SPDX), which the LICENSE file beside it spells out. */
+function packageLicense(): string {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    license: string;
+  };
+  return pkg.license;
+}
+
 interface Options {
   readonly nodeHome: string;
   readonly out: string;
@@ -110,24 +120,7 @@ function options(): Options {
   };
 }
 
-/** SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else the last commit's. */
-function sourceDateEpoch(): number {
-  const fromEnv = process.env.SOURCE_DATE_EPOCH;
-  const text = fromEnv ?? run('git', ['log', '-1', '--format=%ct']).trim();
-  const epoch = Number(text);
-  if (!Number.isInteger(epoch) || epoch < 0) {
-    throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got "${text}"`);
-  }
-  return epoch;
-}
-
-function revision(): string {
-  const commit = run('git', ['rev-parse', 'HEAD']).trim();
-  const dirty = run('git', ['status', '--porcelain', '--untracked-files=no']).trim() !== '';
-  return dirty ? `${commit}-dirty` : commit;
-}
-
-async function stageApp(staging: string): Promise<void> {
+async function stageApp(staging: string, stamp: BuildInfo): Promise<void> {
   const app = join(staging, 'app');
   // At the same path in every build: the bundle's comments name its inputs by their path.
   const compiled = join(REPO_ROOT, '.stepwise', 'image-compiled');
@@ -147,7 +140,10 @@ async function stageApp(staging: string): Promise<void> {
     entry: join(compiled, 'controller', 'main.js'),
     out: join(app, 'dist', 'bundle'),
     sourcemap: false,
+    stamp,
   });
+  // Stepwise's own licence beside the bundle (its dependencies' are in the bundle's folder).
+  copyFileSync(join(REPO_ROOT, 'LICENSE'), join(app, 'LICENSE'));
   rmSync(compiled, { recursive: true });
 }
 
@@ -280,6 +276,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const opts = options();
   const epoch = sourceDateEpoch();
+  const stamp = buildStamp(epoch);
   say(
     `building ${opts.tag} into ${relative(REPO_ROOT, opts.out) || '.'} (SOURCE_DATE_EPOCH ${epoch})`,
   );
@@ -294,7 +291,7 @@ async function main(): Promise<void> {
   rmSync(opts.out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   await step('compile src/ and bundle the controller into app/dist/bundle', () =>
-    stageApp(staging),
+    stageApp(staging, stamp),
   );
   const runtime = await step('Node and the shared libraries it links against', () =>
     stageRuntime(staging, opts.nodeHome),
@@ -327,8 +324,9 @@ async function main(): Promise<void> {
         ...Object.entries(IMAGE_ENV).map(([k, v]) => `--env=${k}=${v}`),
         `--label=org.opencontainers.image.title=stepwise-controller`,
         `--label=org.opencontainers.image.version=${opts.tag.split(':').pop() ?? ''}`,
-        `--label=org.opencontainers.image.revision=${revision()}`,
-        `--label=org.opencontainers.image.licenses=Apache-2.0`,
+        `--label=org.opencontainers.image.revision=${stamp.revision}`,
+        `--label=org.opencontainers.image.created=${stamp.buildDate}`,
+        `--label=org.opencontainers.image.licenses=${packageLicense()}`,
       ];
       run(crane, [...mutate, '-t', `${repo}:final`]);
       // The same mutation again, saved as a tarball under the name people load it as.

@@ -19,6 +19,8 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { BuildInfo } from '../src/api/version.ts';
+import { buildStamp, stampDefine } from './stamp.ts';
 
 export const BUNDLE_ENTRY = 'controller.mjs';
 
@@ -39,6 +41,8 @@ export interface BundleOptions {
   readonly out: string;
   /** Map the bundle back to src/ through tsc's own maps (read under --enable-source-maps). */
   readonly sourcemap: boolean;
+  /** Version, commit and build date for src/api/version.ts; without it, the unstamped fallback. */
+  readonly stamp?: BuildInfo;
 }
 
 export const LICENSES_FILE = 'THIRD_PARTY_LICENSES.txt';
@@ -62,6 +66,7 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
     absWorkingDir: REPO_ROOT,
     logLevel: 'warning',
     metafile: true,
+    ...(opts.stamp ? { define: stampDefine(opts.stamp) } : {}),
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
   writeFileSync(join(opts.out, LICENSES_FILE), packages.map(licenseNotice).join('\n'));
@@ -111,5 +116,6 @@ if (import.meta.main) {
     entry: values.entry,
     out: values.out,
     sourcemap: values.sourcemap,
+    stamp: buildStamp(),
   });
 }

@@ -17,7 +17,7 @@ export const ENTRYPOINT = [NODE_PATH, `${APP_DIR}/dist/bundle/controller.mjs`] a
  */
 export const LAYERS = [
   { name: 'runtime', paths: ['etc', 'lib', 'lib64', 'nodejs', 'tmp', 'usr'] },
-  { name: 'app', paths: ['app/dist'] },
+  { name: 'app', paths: ['app/LICENSE', 'app/dist'] },
 ] as const;
 
 export interface SharedLibrary {

@@ -15,3 +15,5 @@ export type { DurationResult } from './duration.ts';
 export * from './managed-mark.ts';
 export { managedRouting, markedByKey, readRoutingRecord, routingRecord } from './routing-record.ts';
 export type { ManagedRouting } from './routing-record.ts';
+export { buildInfo, versionText, SOURCE_VERSION, UNKNOWN_BUILD_FIELD } from './version.ts';
+export type { BuildInfo, Runtime } from './version.ts';

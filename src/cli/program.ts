@@ -17,7 +17,7 @@ import { registerRestart } from './commands/restart.ts';
 import { registerSet } from './commands/set-image.ts';
 import { registerUndo } from './commands/undo.ts';
 import { registerStatus } from './commands/status.ts';
-import { registerVersion } from './commands/version.ts';
+import { pluginVersionText, registerVersion } from './commands/version.ts';
 import { registerDashboard } from './commands/dashboard.ts';
 import { COMPLETE_COMMAND, registerCompletion, runComplete } from './commands/completion.ts';
 import { Sink } from './terminal.ts';
@@ -33,6 +33,7 @@ export function buildProgram(deps: CliDeps, act: Act): Command {
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config)')
     .option('--as <user>', 'impersonate this user for the request')
+    .version(pluginVersionText(), '--version', 'print the version, commit and build date')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

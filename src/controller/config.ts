@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ARGO_GROUP, GROUP, parseGoDuration } from '../api/index.ts';
+import { ARGO_GROUP, buildInfo, GROUP, parseGoDuration, versionText } from '../api/index.ts';
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
 import { parseHostList } from '../analysis/providers/index.ts';
@@ -13,6 +13,8 @@ import type { Level } from './logger.ts';
 export interface ControllerConfig {
   /** Watch one namespace, or all when undefined. */
   readonly namespace?: string;
+  /** --namespaced: no cluster-scoped reads, so Roles in that namespace are all it needs. */
+  readonly namespaced: boolean;
   readonly workers: number;
   /** Workers of the AnalysisRun queue: a slow provider never holds a Rollout reconcile. */
   readonly analysisWorkers: number;
@@ -87,8 +89,26 @@ export class HelpRequested extends Error {
   }
 }
 
+/** `--version`: version, commit and build date on stdout, exit 0. */
+export class VersionRequested extends Error {
+  override name = 'VersionRequested';
+  constructor() {
+    super(
+      versionText('stepwise-controller', buildInfo(), {
+        node: process.version,
+        platform: `${process.platform}/${process.arch}`,
+      }),
+    );
+  }
+}
+
 const USAGE = `stepwise-controller [flags]
+  --version                  print the version, commit and build date, and exit
   --namespace NS             watch only this namespace (default: all; env STEPWISE_NAMESPACE)
+  --namespaced               with --namespace: read nothing cluster-scoped, so a Role in that
+                             namespace is all it needs (no ClusterAnalysisTemplates; the
+                             identity policy cannot be read, so RolloutApprovals are refused
+                             unless --trust-approvals-without-identity-policy)
   --workers N                concurrent reconciles (default 10)
   --analysis-workers N       concurrent AnalysisRun reconciles, own queue (default 30, as Argo)
   --metrics-bind-address A   host:port of /metrics /healthz /readyz (default 127.0.0.1:8090)
@@ -142,6 +162,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     strict: true,
     options: {
       namespace: { type: 'string' },
+      namespaced: { type: 'boolean' },
       workers: { type: 'string' },
       'analysis-workers': { type: 'string' },
       'metrics-bind-address': { type: 'string' },
@@ -169,9 +190,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'analysis-allowed-hosts': { type: 'string' },
       'analysis-denied-hosts': { type: 'string' },
       help: { type: 'boolean' },
+      version: { type: 'boolean' },
     },
   });
   if (values.help === true) throw new HelpRequested();
+  if (values.version === true) throw new VersionRequested();
   const [metricsHost, metricsPort] = hostPort(
     values['metrics-bind-address'] ?? '127.0.0.1:8090',
     '--metrics-bind-address',
@@ -180,8 +203,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   }
+  const namespace = values.namespace ?? (env.STEPWISE_NAMESPACE || undefined);
+  if (values.namespaced === true && namespace === undefined) {
+    throw new ConfigError('--namespaced needs --namespace: the one namespace it may read');
+  }
   return {
-    namespace: values.namespace ?? (env.STEPWISE_NAMESPACE || undefined),
+    namespace,
+    namespaced: values.namespaced === true,
     workers: positiveInt('--workers', values.workers ?? '10'),
     analysisWorkers: positiveInt('--analysis-workers', values['analysis-workers'] ?? '30'),
     metricsHost,
@@ -348,8 +376,8 @@ function hostPort(v: string, flag: string): [string, number] {
 }
 
 /**
- * The configuration of this process, or the exit code of a run that ends here: `--help` (the
- * usage on stdout, 0) or bad flags (one line on stderr, 2).
+ * The configuration of this process, or the exit code of a run that ends here: `--help` or
+ * `--version` (on stdout, 0) or bad flags (one line on stderr, 2).
  */
 export function configOrExit(
   argv: readonly string[],
@@ -359,7 +387,7 @@ export function configOrExit(
   try {
     return parseConfig(argv, env);
   } catch (err) {
-    if (err instanceof HelpRequested) {
+    if (err instanceof HelpRequested || err instanceof VersionRequested) {
       out.stdout.write(`${err.message}\n`);
       return ExitCode.ok;
     }

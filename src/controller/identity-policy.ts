@@ -147,6 +147,8 @@ export interface IdentityPolicyCheckDeps {
   readonly api: KubeApi;
   readonly name: string;
   readonly trusted: boolean;
+  /** --namespaced: cluster-scoped policies cannot be read, so the policy is never in force. */
+  readonly namespaced?: boolean;
   readonly clock: Clock;
   readonly log: Logger;
   /** 1 while the policy is in force (or trusted), 0 otherwise. */
@@ -195,15 +197,22 @@ export class IdentityPolicyCheck {
     this.#cancelTimer = undefined;
   }
 
-  async refresh(): Promise<void> {
+  /** What the cluster says now; undefined when it could not be read (the last state holds). */
+  async #read(): Promise<IdentityPolicyState | undefined> {
     const { api, name, log } = this.#d;
-    let next: IdentityPolicyState;
+    if (this.#d.namespaced === true) {
+      return {
+        kind: 'missing',
+        problem:
+          'the controller runs namespaced (--namespaced) and may not read cluster-scoped admission policies',
+      };
+    }
     try {
       const [policy, binding] = await Promise.all([
         api.get(Resources.ValidatingAdmissionPolicy, undefined, name),
         api.get<PolicyBinding>(Resources.ValidatingAdmissionPolicyBinding, undefined, name),
       ]);
-      next = policyState(name, policy, binding);
+      return policyState(name, policy, binding);
     } catch (err) {
       // Keep what was known: a passing API error must not refuse people's decisions for good.
       log.warn('cannot read the identity policy; keeping the last state', {
@@ -211,8 +220,14 @@ export class IdentityPolicyCheck {
         state: this.#state.kind,
         error: errorText(err),
       });
-      return;
+      return undefined;
     }
+  }
+
+  async refresh(): Promise<void> {
+    const { name, log } = this.#d;
+    const next = await this.#read();
+    if (next === undefined) return;
     const before = this.#state;
     this.#state = next;
     this.#d.gauge.set(next.kind === 'present' ? 1 : 0);

@@ -155,3 +155,16 @@ export function controllerInformers(specs: CacheSpecs, ctx: InformerContext): Co
     jobs: build(specs.jobs),
   };
 }
+
+/**
+ * The informers to start. Namespaced (--namespaced), ClusterAnalysisTemplates are left out:
+ * they are cluster-scoped, a Role cannot grant reading them, and an informer that may not list
+ * never syncs. Their cache stays empty, so a Rollout naming one finds no such template.
+ */
+export function startedInformers(
+  informers: ControllerInformers,
+  opts: { readonly namespaced: boolean },
+): ControllerInformers[keyof ControllerInformers][] {
+  const all = Object.values(informers);
+  return opts.namespaced ? all.filter((i) => i !== informers.clusterAnalysisTemplates) : all;
+}

@@ -4,17 +4,19 @@
  * only place that builds them; everything else gets them as arguments), declare the controllers
  * and hand them to the manager, which starts and stops everything in order (manager.ts).
  */
-import { CONTROLLER_NAME } from '../api/index.ts';
+import { buildInfo, CONTROLLER_NAME } from '../api/index.ts';
 import { errorText, KubeconfigError, KubeEventRecorder } from '../kube/index.ts';
 import { KubeTransportError, systemClock as clock } from '../kube/index.ts';
 import { apiClients } from './api-client.ts';
+import { registerBuildInfo } from './build-info.ts';
 import { loadApprovalPeople } from './approval-people.ts';
 import { startApprovals } from './approval-wiring.ts';
 import { ConfigError, configOrExit, ExitCode } from './config.ts';
+import { configSummary } from './config-summary.ts';
 import { analysisRunController, rolloutController } from './controllers.ts';
 import { leaseElection } from './election.ts';
 import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
-import { cacheSpecs, controllerInformers } from './informers.ts';
+import { cacheSpecs, controllerInformers, startedInformers } from './informers.ts';
 import { jsonLogger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { reclaimerAfter } from './memory-reclaim.ts';
@@ -34,7 +36,10 @@ async function main(): Promise<number> {
   const config = configOrExit(process.argv.slice(2), process.env, process);
   if (typeof config === 'number') return config;
   const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
+  const build = buildInfo();
+  log.info('starting', { ...build, node: process.version, config: configSummary(config) });
   const metrics = new ControllerMetrics();
+  registerBuildInfo(metrics.registry, build);
   const limits = { qps: config.qps, burst: config.burst };
   const { api, leaseApi, server } = await apiClients(
     process.env,
@@ -75,6 +80,7 @@ async function main(): Promise<number> {
   const identityPolicy = new IdentityPolicyCheck({
     api,
     ...config.identityPolicy,
+    namespaced: config.namespaced,
     clock,
     log,
     gauge: identityPolicyGauge(registry),
@@ -92,7 +98,7 @@ async function main(): Promise<number> {
     identityPolicy,
     approvalPeople,
   };
-  const watched = [...traffic.informers, ...Object.values(informers), workloads];
+  const watched = [...traffic.informers, ...startedInformers(informers, config), workloads];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,
     log,

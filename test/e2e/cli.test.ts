@@ -183,6 +183,16 @@ test('kubectl finds the plugin', async () => {
   const v = await plugin(['version']);
   assert.equal(v.code, 0, v.stderr);
   assert.match(v.stdout, /^kubectl-stepwise v0\.1\.0\n/);
+  const flag = await plugin(['--version']);
+  assert.equal(flag.stdout, v.stdout);
+  // The single-file binary is stamped at build time (make plugin-binary); the sources are not.
+  const stamped = process.env.STEPWISE_PLUGIN_DIR !== undefined;
+  assert.match(
+    v.stdout,
+    stamped
+      ? /\n {2}Commit: [0-9a-f]{40}(-dirty)?\n {2}Build date: \d{4}-\d\d-\d\dT[\d:]{8}Z\n/
+      : /\n {2}Commit: unknown\n {2}Build date: unknown\n/,
+  );
 });
 
 test('get rollout shows the header and the tree of revisions, ReplicaSets and pods', async () => {

@@ -156,10 +156,25 @@ function labelMaps(d: KubeDoc): LabelMap[] {
         maps.push({ path: `spec.${name}.matchLabels`, holder: selector, key: 'matchLabels' });
     }
   }
-  const template = spec.template as { metadata?: Record<string, unknown> } | undefined;
+  const template = spec.template as
+    | {
+        metadata?: Record<string, unknown>;
+        spec?: { topologySpreadConstraints?: { labelSelector?: Record<string, unknown> }[] };
+      }
+    | undefined;
   if (template?.metadata) {
     maps.push({ path: 'spec.template.metadata.labels', holder: template.metadata, key: 'labels' });
   }
+  // A spread constraint selects the pods as the Deployment does (the chart: with the release).
+  template?.spec?.topologySpreadConstraints?.forEach((c, i) => {
+    if (c.labelSelector) {
+      maps.push({
+        path: `spec.template.spec.topologySpreadConstraints[${i}].labelSelector.matchLabels`,
+        holder: c.labelSelector,
+        key: 'matchLabels',
+      });
+    }
+  });
   return maps;
 }
 
@@ -254,6 +269,17 @@ describe('the chart, rendered', () => {
         replicas: 1,
       },
       { 'approvals.enabled': false, 'notifications.secretName': '', 'crds.install': false },
+      {
+        'rbac.namespaced': true,
+        'approvals.ingress.enabled': true,
+        'approvals.httpRoute.enabled': true,
+        'approvals.httpRoute.parentRefs[0].name': 'public',
+        'caBundle.configMapName': 'corp-ca',
+        'prometheus.address': 'http://prometheus.monitoring:9090',
+        'extraArgs[0]': '--workers=20',
+        'metrics.serviceMonitor.enabled': true,
+        'metrics.serviceMonitor.namespace': 'monitoring',
+      },
     ];
     for (const values of variants) {
       const out = await ok(helm(['lint', '--strict', CHART_DIR, ...setArgs(values)]));

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { Containerd } from './support/containerd.ts';
 import { ControllerProcess } from './support/controller.ts';
@@ -32,6 +33,10 @@ import {
   waitFor,
   waitForRollout,
 } from './support/rollouts.ts';
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 type Lease = { spec?: { holderIdentity?: string } };
 const LEASES = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
@@ -88,6 +93,16 @@ describe('the controller image', () => {
         readFileSync(join(image.rootfs, 'app/dist/bundle/THIRD_PARTY_LICENSES.txt'), 'utf8'),
         /^== prom-client@\S+ \(Apache-2\.0\)$/m,
       );
+      // Stepwise's own licence, as the label and package.json name it.
+      const labels = image.config.Labels ?? {};
+      assert.equal(labels['org.opencontainers.image.licenses'], 'Apache-2.0');
+      assert.equal(
+        readFileSync(join(image.rootfs, 'app/LICENSE'), 'utf8'),
+        readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8'),
+      );
+      // Stamped at build time from the commit (never the clock): the labels say the same.
+      assert.match(labels['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}(-dirty)?$/);
+      assert.match(labels['org.opencontainers.image.created'] ?? '', /^\d{4}-\d\d-\d\dT[\d:]{8}Z$/);
     },
   );
 
@@ -142,8 +157,22 @@ describe('the controller image', () => {
       // The controller in the container is the image's non-root user, on the host's network.
       const status = readFileSync(`/proc/${containers.pid('image-a')}/status`, 'utf8');
       assert.match(status, /^Uid:\s+65532\s/m);
-      const metrics = await fetch(`http://127.0.0.1:${a.metricsPort}/metrics`);
-      assert.match(await metrics.text(), /^stepwise_leader 1$/m);
+      const metrics = await (await fetch(`http://127.0.0.1:${a.metricsPort}/metrics`)).text();
+      assert.match(metrics, /^stepwise_leader 1$/m);
+      // The build it runs, as stamped into the bundle: the metric, the first log line.
+      const labels = image.config.Labels ?? {};
+      const revision = labels['org.opencontainers.image.revision'] ?? '';
+      assert.ok(
+        metrics.includes(
+          `stepwise_build_info{version="${PACKAGE_VERSION}",revision="${revision}"} 1`,
+        ),
+        metrics,
+      );
+      const starting = a.logs.find((l) => l.msg === 'starting');
+      assert.equal(starting?.version, PACKAGE_VERSION);
+      assert.equal(starting?.revision, revision);
+      assert.equal(starting?.buildDate, labels['org.opencontainers.image.created']);
+      assert.equal((starting?.config as { identity?: string } | undefined)?.identity, 'image-a');
 
       await createRollout(
         ns,

@@ -1,40 +1,27 @@
-/** `kubectl stepwise version [--short]` */
-import { readFileSync } from 'node:fs';
+/** `kubectl stepwise version [--short]`, and `kubectl stepwise --version` (program.ts). */
+import { buildInfo, versionText } from '../../api/index.ts';
 import { println } from '../context.ts';
 import type { Registrar } from './common.ts';
 
-/** Set by the single-file binary's bundler (make plugin-binary), which has no package.json. */
-declare const STEPWISE_PLUGIN_VERSION: string | undefined;
-
-/** The version in package.json (two levels above src/cli and dist/cli). */
-export function pluginVersion(): string {
-  if (typeof STEPWISE_PLUGIN_VERSION === 'string') return STEPWISE_PLUGIN_VERSION;
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === 'stepwise' && pkg.version) return pkg.version;
-    } catch {
-      // try the next candidate
-    }
-  }
-  return 'unknown';
+/** Version, commit, build date, Node and platform: what a bug report needs. */
+export function pluginVersionText(): string {
+  return versionText('kubectl-stepwise', buildInfo(), {
+    node: process.version,
+    platform: `${process.platform}/${process.arch}`,
+  });
 }
 
 export const registerVersion: Registrar = (program, deps, act) => {
   program
     .command('version')
-    .description('Print the plugin version')
+    .description('Print the plugin version, commit and build date')
     .option('--short', 'print the version only')
     .action(
       act((opts: { short?: boolean }) => {
-        println(deps, `kubectl-stepwise v${pluginVersion()}`);
-        if (!opts.short) {
-          println(deps, `  Node: ${process.version}`);
-          println(deps, `  Platform: ${process.platform}/${process.arch}`);
-        }
+        println(
+          deps,
+          opts.short ? `kubectl-stepwise v${buildInfo().version}` : pluginVersionText(),
+        );
         return Promise.resolve(0);
       }),
     );

@@ -24,6 +24,7 @@ export interface ImageConfig {
   readonly Env?: readonly string[];
   readonly User?: string;
   readonly WorkingDir?: string;
+  readonly Labels?: Readonly<Record<string, string>>;
 }
 
 /** Runs a command to completion and returns its stdout; throws with its output otherwise. */

@@ -357,10 +357,16 @@ test('KUBECONFIG=a:b as kubectl: the first current-context and the first definit
   }
 });
 
-test('version', async () => {
+test('version and --version: version, commit and build date (unknown from source), Node', async () => {
   const r = await cli(['version']);
-  assert.match(r.out, /^kubectl-stepwise v0\.1\.0\n {2}Node: v\d+/);
+  assert.match(
+    r.out,
+    /^kubectl-stepwise v0\.1\.0\n {2}Commit: unknown\n {2}Build date: unknown\n {2}Node: v\d+/,
+  );
   assert.equal((await cli(['version', '--short'])).out, 'kubectl-stepwise v0.1.0\n');
+  const flag = await cli(['--version']);
+  assert.equal(flag.code, 0);
+  assert.equal(flag.out, r.out);
 });
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {

@@ -110,6 +110,13 @@ describe('controller configuration', () => {
     );
   });
 
+  it('--namespaced: only with --namespace (the one namespace it may read)', () => {
+    assert.equal(parseConfig([], {}).namespaced, false);
+    assert.equal(parseConfig(['--namespace=team', '--namespaced'], {}).namespaced, true);
+    assert.equal(parseConfig(['--namespaced'], { STEPWISE_NAMESPACE: 'team' }).namespaced, true);
+    assert.throws(() => parseConfig(['--namespaced'], {}), /--namespaced needs --namespace/);
+  });
+
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
   });
@@ -127,6 +134,16 @@ describe('the configuration of the process', () => {
     const { out, io } = streams();
     assert.equal(configOrExit(['--help'], {}, io), ExitCode.ok);
     assert.match(out.stdout, /^stepwise-controller \[flags\]\n/);
+    assert.equal(out.stderr, '');
+  });
+
+  it('--version: version, commit and build date on stdout, exit code 0', () => {
+    const { out, io } = streams();
+    assert.equal(configOrExit(['--version', '--workers=3'], {}, io), ExitCode.ok);
+    assert.match(
+      out.stdout,
+      /^stepwise-controller v\d+\.\d+\.\d+\n {2}Commit: unknown\n {2}Build date: unknown\n {2}Node: v/,
+    );
     assert.equal(out.stderr, '');
   });
 

@@ -132,7 +132,7 @@ describe('screening RolloutApprovals', () => {
 });
 
 describe('the identity policy check', () => {
-  function setup(trusted = false) {
+  function setup(trusted = false, namespaced = false) {
     const api = new FakeKubeApi();
     const clock = new FakeClock(NOW);
     const logged: [string, string][] = [];
@@ -148,6 +148,7 @@ describe('the identity policy check', () => {
       api,
       name: NAME,
       trusted,
+      namespaced,
       clock,
       log: logger,
       gauge: { set: (v: number) => void gauge.push(v) },
@@ -185,6 +186,20 @@ describe('the identity policy check', () => {
     await flush();
     assert.equal(check.state().kind, 'present');
     assert.equal(logged.at(-1)?.[0], 'warn');
+    check.stop();
+  });
+
+  it('namespaced: never reads (a Role cannot grant it), and the policy is missing, saying why', async () => {
+    const { api, logged, gauge, check } = setup(false, true);
+    api.seed(policy);
+    api.seed(binding());
+    await check.start();
+    const state = check.state();
+    assert.equal(state.kind, 'missing');
+    assert.match(state.kind === 'missing' ? state.problem : '', /runs namespaced \(--namespaced\)/);
+    assert.deepEqual(api.requests, []);
+    assert.equal(logged.at(-1)?.[0], 'error');
+    assert.deepEqual(gauge, [0, 0]);
     check.stop();
   });
 

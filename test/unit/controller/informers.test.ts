@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { INSTANCE_ID_LABEL, POD_TEMPLATE_HASH_LABEL } from '../../../src/api/index.ts';
-import { cacheSpecs } from '../../../src/controller/informers.ts';
+import {
+  cacheSpecs,
+  controllerInformers,
+  startedInformers,
+} from '../../../src/controller/informers.ts';
+import { silentLogger } from '../../../src/kube/index.ts';
+import { FakeKubeApi } from '../../fixtures/kube/fake-kube-api.ts';
+import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
 import { slimPod, slimService } from '../../../src/controller/caches.ts';
 
 type Row = { readonly name: string; readonly clusterWide?: boolean; readonly transform?: unknown };
@@ -28,6 +35,22 @@ describe('the controller informer table', () => {
       .filter((s) => s.clusterWide === true)
       .map((s) => s.name);
     assert.deepEqual(wide, ['clusteranalysistemplates']);
+  });
+
+  it('namespaced, starts every informer but the cluster-wide ones: a Role cannot grant them', () => {
+    const informers = controllerInformers(cacheSpecs(undefined), {
+      api: new FakeKubeApi(),
+      namespace: 'team',
+      clock: new FakeClock(0),
+      log: silentLogger,
+      onResumed: () => undefined,
+    });
+    const all = Object.values(informers);
+    assert.deepEqual(startedInformers(informers, { namespaced: false }), all);
+    assert.deepEqual(
+      startedInformers(informers, { namespaced: true }),
+      all.filter((i) => i !== informers.clusterAnalysisTemplates),
+    );
   });
 
   it('keeps pods and Services slim (caches.ts), and every other kind whole', () => {

@@ -43,6 +43,7 @@ test("Chart.yaml: apiVersion v2, and appVersion is package.json's version", () =
 
 interface Schema {
   type?: string | string[];
+  description?: string;
   properties?: Record<string, Schema>;
   additionalProperties?: boolean | Schema;
   $ref?: string;
@@ -80,4 +81,17 @@ test('values.schema.json declares every value in values.yaml with its type', () 
   };
   check(values, root, 'values');
   assert.equal(root.additionalProperties, false, 'a misspelt top-level key is an error');
+});
+
+test('values.schema.json describes every value (helm and editors show it)', () => {
+  const root = JSON.parse(read(join(CHART_DIR, 'values.schema.json'))) as Schema;
+  const undescribed: string[] = [];
+  const walk = (schema: Schema, path: string): void => {
+    if (!schema.description?.trim()) undescribed.push(path);
+    for (const [key, child] of Object.entries(schema.properties ?? {}))
+      walk(child, `${path}.${key}`);
+  };
+  for (const [key, child] of Object.entries(root.properties ?? {})) walk(child, key);
+  assert.deepEqual(undescribed, []);
+  assert.ok(Object.keys(root.properties ?? {}).length > 30, 'the walk saw the values');
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LICENSES_FILE, bundleController, bundledPackages } from '../../../image/bundle.ts';
+import { stampOf } from '../../../image/stamp.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
 
 // The bundle built from the sources (esbuild strips the types), as `make build` builds it from
@@ -18,6 +19,7 @@ before(async () => {
     entry: join(REPO_ROOT, 'src', 'controller', 'main.ts'),
     out: join(out, 'bundle'),
     sourcemap: false,
+    stamp: stampOf('9.8.7', 'f00d', 1_700_000_000),
   });
 });
 
@@ -73,6 +75,15 @@ describe('the controller bundle (dist/bundle/controller.mjs)', () => {
     assert.match(help.stdout, /^stepwise-controller \[flags\]\n/, help.stderr);
     assert.equal(help.stderr, '');
     assert.equal(help.status, 0, 'asking for help is not a failure');
+  });
+
+  it('--version: the stamp given at build time, exit code 0', () => {
+    const version = spawnSync(process.execPath, [entry, '--version'], { encoding: 'utf8' });
+    assert.equal(version.status, 0, version.stderr);
+    assert.match(
+      version.stdout,
+      /^stepwise-controller v9\.8\.7\n {2}Commit: f00d\n {2}Build date: 2023-11-14T22:13:20Z\n/,
+    );
   });
 
   it('refuses bad flags with exit code 2 and says which flag, on stderr', () => {

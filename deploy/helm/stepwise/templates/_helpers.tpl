@@ -55,6 +55,10 @@ app.kubernetes.io/name: stepwise-controller
 /etc/stepwise/notifications
 {{- end -}}
 
+{{- define "stepwise.caBundleDir" -}}
+/etc/stepwise/ca
+{{- end -}}
+
 {{- define "stepwise.notificationTargetsDir" -}}
 /etc/stepwise/notification-targets
 {{- end -}}
@@ -86,4 +90,26 @@ no such object, so a renamed source object cannot silently drop out of the chart
 {{- define "stepwise.sourceRules" -}}
 {{- $role := include "stepwise.source" (list (index . 0) "files/rbac.yaml" (index . 1) (index . 2)) | fromYaml -}}
 {{- toYaml $role.rules -}}
+{{- end -}}
+
+{{/*
+The controller's rules in namespaced mode (rbac.namespaced): those of files/rbac.yaml that a Role
+can grant and a namespace admin holds (with the user ClusterRoles installed): no cluster-scoped
+kinds (ClusterAnalysisTemplates, admission policies), and no Gateway API, Istio or SMI kinds,
+which only their own installs aggregate (rbac.extraRules adds them back).
+*/}}
+{{- define "stepwise.namespacedRules" -}}
+{{- $dropGroups := list "admissionregistration.k8s.io" "gateway.networking.k8s.io" "networking.istio.io" "split.smi-spec.io" -}}
+{{- $rules := list -}}
+{{- range $rule := include "stepwise.sourceRules" (list . "ClusterRole" "stepwise-controller") | fromYamlArray -}}
+{{- $kept := true -}}
+{{- range $group := $rule.apiGroups -}}
+{{- if has $group $dropGroups -}}{{- $kept = false -}}{{- end -}}
+{{- end -}}
+{{- $resources := without $rule.resources "clusteranalysistemplates" -}}
+{{- if and $kept $resources -}}
+{{- $rules = append $rules (dict "apiGroups" $rule.apiGroups "resources" $resources "verbs" $rule.verbs) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $rules -}}
 {{- end -}}
