@@ -17,7 +17,9 @@ import { dump } from 'js-yaml';
 import { readCredentials } from '../cluster/kubeconfig.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { eventually, testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { untilAllowed } from './support/access.ts';
 import { ControllerProcess } from './support/controller.ts';
+import { applyDeployFile } from './support/deploy-files.ts';
 import type { LogLine } from './support/controller.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { CHART_DIR, helm, setArgs } from './support/helm.ts';
@@ -52,6 +54,34 @@ const work = await mkdtemp(join(tmpdir(), 'stepwise-helm-namespaced-'));
 before(() => holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared'));
 before(installCrds);
 after(() => rm(work, { recursive: true, force: true }));
+
+/** The cluster admin's binding of the record-approvals ClusterRole to a tenant's controller,
+ *  once the API server's RBAC has it. */
+async function bindRecordApprovals(ns: string, serviceAccount: string): Promise<void> {
+  const name = `stepwise-controller-record-approvals-${ns}`;
+  await http.json(
+    'PATCH',
+    `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}?fieldManager=stepwise-tests&force=true`,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'stepwise-controller-record-approvals',
+      },
+      subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
+    },
+    'application/apply-patch+yaml',
+  );
+  await untilAllowed(`system:serviceaccount:${ns}:${serviceAccount}`, {
+    group: 'stepwise.dev',
+    resource: 'rollouts',
+    subresource: 'status',
+    verb: 'record-approvals',
+  });
+}
 
 async function ok(run: Promise<{ code: number | null; stdout: string; stderr: string }>) {
   const result = await run;
@@ -187,7 +217,7 @@ describe('the chart installed by a namespace admin (rbac.namespaced)', () => {
     assert.match(refused.stderr, /forbidden/);
   });
 
-  it('installs with helm as that admin, and the controller with only its Role walks a canary to Healthy', async (t) => {
+  it('installs with helm as that admin, and the controller with its Role (and the record-approvals binding the status policy asks a cluster admin for) walks a canary to Healthy', async (t) => {
     const ns = await testNamespace('tenant');
     const user = `tenant-admin-${randomBytes(3).toString('hex')}`;
     await bind(ns, 'admin', user);
@@ -243,6 +273,14 @@ describe('the chart installed by a namespace admin (rbac.namespaced)', () => {
     );
     assert.equal(await can(asController, 'list', 'rollouts.stepwise.dev', '-n', 'default'), 'no');
     assert.equal(await can(asController, 'list', 'clusteranalysistemplates.stepwise.dev'), 'no');
+
+    // The status policy is cluster-wide (other files apply it as well): where a cluster admin has
+    // applied it, a controller writes stableRS only holding record-approvals, which only a
+    // ClusterRoleBinding grants (README "Install as a namespace admin"). The cluster admin's step,
+    // done here whether or not the policy is present, so the outcome does not depend on the order.
+    await applyDeployFile('approvals/status-policy.yaml');
+    await applyDeployFile('rbac/rbac.yaml');
+    await bindRecordApprovals(ns, pod.serviceAccountName);
 
     // The installed flags, listeners moved to loopback; the downward API's values by hand.
     const args = container.args.map((arg) =>
