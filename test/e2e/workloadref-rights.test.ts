@@ -11,6 +11,7 @@ import { pollUntil } from '../cluster/poll.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { applyDeployFile } from './support/deploy-files.ts';
 import { untilAllowed as untilAllowedTo } from './support/access.ts';
+import { ARGO_API, installArgoCrds } from './support/argo.ts';
 import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
 import { http, installCrds, rolloutBody } from './support/rollouts.ts';
 
@@ -22,7 +23,7 @@ let editor: KubeHttp;
 
 before(async () => {
   await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
-  await installCrds();
+  await Promise.all([installCrds(), installArgoCrds()]);
   await applyDeployFile('approvals/status-policy.yaml');
   writer = new KubeHttp(readCredentials(await userKubeconfig(WRITER)));
   editor = new KubeHttp(readCredentials(await userKubeconfig(EDITOR)));
@@ -52,7 +53,7 @@ const untilAllowed = (user: string, ns: string, group: string, resource: string,
 async function namespaceFor(prefix: string, deployments: boolean): Promise<string> {
   const ns = await testNamespace(prefix);
   const rollouts = {
-    apiGroups: ['stepwise.dev'],
+    apiGroups: ['stepwise.dev', 'argoproj.io'],
     resources: ['rollouts'],
     verbs: ['create', 'get', 'update'],
   };
@@ -113,6 +114,27 @@ describe('workloadRef scaleDown needs the right to patch the Deployment', () => 
       spec: { ...live.spec, workloadRef: { ...live.spec.workloadRef, scaleDown: 'onsuccess' } },
     });
     assert.equal(turnedOn.status, 403, turnedOn.body);
+  });
+
+  it("the same for Argo's own Rollouts (argoproj.io), which a controller serving them in place scales down alike", async () => {
+    const ns = await namespaceFor('wref-rights-argo', false);
+    const argo = (mode: 'never' | 'onsuccess') => ({
+      ...referencing(mode),
+      apiVersion: 'argoproj.io/v1alpha1',
+    });
+    const refused = await writer.request(
+      'POST',
+      `${ARGO_API}/namespaces/${ns}/rollouts`,
+      argo('onsuccess'),
+    );
+    assert.equal(refused.status, 403, refused.body);
+    assert.match(refused.body, /rule workloadref-scaledown-needs-patch/);
+    const never = await writer.request(
+      'POST',
+      `${ARGO_API}/namespaces/${ns}/rollouts`,
+      argo('never'),
+    );
+    assert.equal(never.status, 201, never.body);
   });
 
   it('allows it to a writer who may patch that Deployment; an editor who may not can still edit the rest', async () => {
