@@ -107,8 +107,9 @@ export const NOTIFY_ON_ANNOTATION = `${notificationsPrefix}on`;
 export const HOSTNAME_TOPOLOGY_KEY = 'kubernetes.io/hostname';
 
 /**
- * Argo Rollouts' own names, read (never written) when a Stepwise Rollout adopts what Argo's
- * controller left running (src/rollout/adoption/) and by `kubectl stepwise migrate`.
+ * Argo Rollouts' own names, read when a Stepwise Rollout adopts what Argo's controller left
+ * running (src/rollout/adoption/) and by `kubectl stepwise migrate`, and written only by a
+ * controller serving argoproj.io in place.
  */
 export const ARGO_GROUP = 'argoproj.io';
 export const ARGO_API_VERSION = `${ARGO_GROUP}/v1alpha1`;
@@ -116,3 +117,10 @@ export const ARGO_API_VERSION = `${ARGO_GROUP}/v1alpha1`;
 export const ARGO_REVISION_ANNOTATION = 'rollout.argoproj.io/revision';
 /** On Argo's old ReplicaSets: when Argo would have scaled them down (RFC 3339). */
 export const ARGO_SCALE_DOWN_DEADLINE_ANNOTATION = 'scale-down-deadline';
+/** On Services Argo pinned: the Rollout managing them. Written in its place by a controller that
+ *  serves argoproj.io in place (src/kube/argo-wire/), as are the keys below. */
+export const ARGO_MANAGED_BY_ANNOTATION = 'argo-rollouts.argoproj.io/managed-by-rollouts';
+/** Argo's `--instance-id` label on Rollouts and AnalysisRuns. */
+export const ARGO_INSTANCE_ID_LABEL = 'argo-rollouts.argoproj.io/controller-instance-id';
+/** The field manager of Argo Rollouts' controller (its writes are Updates under this name). */
+export const ARGO_CONTROLLER_MANAGER = 'rollouts-controller';

@@ -1,9 +1,3 @@
+/** Serving Argo Rollouts' own objects in place (--api-group=argoproj.io). */
 export { ArgoWireKubeApi, withArgoTypes } from './kube-api.ts';
-export {
-  ARGO_INSTANCE_ID_LABEL,
-  ARGO_MANAGED_BY_ANNOTATION,
-  ARGO_SERVED_KINDS,
-  servedType,
-  translateObject,
-  translateSelector,
-} from './translate.ts';
+export { ARGO_SERVED_KINDS } from './translate.ts';

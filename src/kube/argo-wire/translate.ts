@@ -13,7 +13,10 @@ import {
   ANALYSIS_TEMPLATE_KIND,
   API_VERSION,
   ARGO_API_VERSION,
+  ARGO_CONTROLLER_MANAGER,
   ARGO_GROUP,
+  ARGO_INSTANCE_ID_LABEL,
+  ARGO_MANAGED_BY_ANNOTATION,
   ARGO_REVISION_ANNOTATION,
   ARGO_SCALE_DOWN_DEADLINE_ANNOTATION,
   CLUSTER_ANALYSIS_TEMPLATE_KIND,
@@ -33,10 +36,6 @@ export const ARGO_SERVED_KINDS: ReadonlySet<string> = new Set([
   ANALYSIS_TEMPLATE_KIND,
   CLUSTER_ANALYSIS_TEMPLATE_KIND,
 ]);
-
-/** Argo's service mark and controller-instance label (argo-rollouts' `v1alpha1/types.go`). */
-export const ARGO_MANAGED_BY_ANNOTATION = 'argo-rollouts.argoproj.io/managed-by-rollouts';
-export const ARGO_INSTANCE_ID_LABEL = 'argo-rollouts.argoproj.io/controller-instance-id';
 
 /** Our key → Argo's, for the keys Argo's tooling reads. */
 const ANNOTATIONS: ReadonlyMap<string, string> = new Map([
@@ -135,9 +134,6 @@ function renamedKeys(map: unknown, names: ReadonlyMap<string, string>): unknown 
   }
   return out;
 }
-
-/** The field manager of Argo Rollouts' controller (its writes are Updates under this name). */
-export const ARGO_CONTROLLER_MANAGER = 'rollouts-controller';
 
 interface ManagedFieldsEntry {
   readonly manager?: string;

@@ -41,7 +41,8 @@ export function planAdoption(o: Observed, stepsHash?: string): Plan | undefined 
     (a, b) => revisionOf(argoRevision(a)) - revisionOf(argoRevision(b)),
   );
   if (orphans.length + heldByArgoRollouts.length + heldByArgoOthers.length === 0) {
-    return refusalOutlived(o);
+    // Served in place, the Adopted condition is the in-place pass's (in-place/).
+    return o.inPlaceArgo === true ? undefined : refusalOutlived(o);
   }
   if (heldByArgoOthers.length > 0) {
     return refuse(o, {

@@ -15,8 +15,9 @@ import { ConditionType, Reason } from '../../api/index.ts';
 import type { RolloutStatus } from '../../api/index.ts';
 import { takeover } from '../takeover.ts';
 import { getCondition, setCondition } from '../conditions.ts';
-import { normal } from '../events.ts';
+import { normal, warning } from '../events.ts';
 import { hashOf } from '../replicasets.ts';
+import { sameStatus } from '../same-status.ts';
 import { replicaSetOfTemplate } from '../template-match.ts';
 import type { Observed, Plan } from '../types.ts';
 
@@ -26,7 +27,10 @@ export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | und
   if (o.inPlaceArgo !== true || prev === undefined || prev.currentPodHash === undefined) {
     return undefined;
   }
-  if (getCondition(prev.conditions ?? [], ConditionType.Adopted) !== undefined) return undefined;
+  // Taken over already; a refusal (False, ours: nothing else sets it in place) is looked at again.
+  if (getCondition(prev.conditions ?? [], ConditionType.Adopted)?.status === 'True') {
+    return undefined;
+  }
   const current = replicaSetOfTemplate(o.replicaSets, o.rollout);
   const argoMidRevision =
     stepsHash !== undefined &&
@@ -44,6 +48,7 @@ export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | und
           stepsHash,
         })
       : undefined;
+  if (taken?.kind === 'stableMissing') return refuseStableMissing(o, prev, taken.stable);
   const status: RolloutStatus =
     taken?.kind === 'status' ? { ...taken.status, phase: prev.phase, message: prev.message } : prev;
   const step = status.currentStepIndex;
@@ -61,5 +66,30 @@ export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | und
       { kind: 'applyStatus', status: { ...status, conditions: [...conditions] } },
       normal(Reason.TakenOverInPlace, message),
     ],
+  };
+}
+
+/** Argo's stableRS names no live ReplicaSet: nothing planned from a stable that is not there. */
+function refuseStableMissing(o: Observed, prev: RolloutStatus, stable: string): Plan {
+  const message = `status.stableRS ${stable} (as Argo Rollouts left it) names no live ReplicaSet of this Rollout; nothing taken over, nothing scaled`;
+  const conditions = setCondition(
+    prev.conditions ?? [],
+    {
+      type: ConditionType.Adopted,
+      status: 'False',
+      reason: Reason.StableReplicaSetMissing,
+      message,
+    },
+    new Date(o.now).toISOString(),
+  );
+  const status: RolloutStatus = {
+    ...prev,
+    phase: 'Degraded',
+    message: `${Reason.StableReplicaSetMissing}: ${message}`,
+    conditions: [...conditions],
+  };
+  if (sameStatus(status, prev)) return { writes: [] };
+  return {
+    writes: [{ kind: 'applyStatus', status }, warning(Reason.StableReplicaSetMissing, message)],
   };
 }

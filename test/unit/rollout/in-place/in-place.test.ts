@@ -145,6 +145,21 @@ describe('in place: the status Argo wrote', () => {
     assert.equal(s.rollout.status?.currentStepIndex, 1, 'the new revision at its first pause');
   });
 
+  it("Argo's stableRS naming no live ReplicaSet: Degraded saying so, nothing scaled, then no write while it holds", () => {
+    const s = argoMidCanary();
+    s.replicaSets.delete(`web-${ARGO_STABLE}`);
+    const first = s.pass();
+    assert.deepEqual(
+      first.writes.map((w) => (w.kind === 'event' ? `event:${w.reason}` : w.kind)),
+      ['applyStatus', 'event:StableReplicaSetMissing'],
+    );
+    assert.equal(s.rollout.status?.phase, 'Degraded');
+    assert.equal(adopted(s)?.status, 'False');
+    assert.match(adopted(s)?.message ?? '', /stableRS 5d8f7c9b4 .* names no live ReplicaSet/);
+    assert.deepEqual(s.pass().writes, [], 'a pass that observes nothing new writes nothing');
+    assert.equal(replicas(s)[ARGO_CANARY], 1, 'the canary untouched');
+  });
+
   it('a Rollout without a status yet (never reconciled) is left to the strategy', () => {
     const s = argoMidCanary();
     s.rollout.status = undefined;
