@@ -124,3 +124,6 @@ export const ARGO_MANAGED_BY_ANNOTATION = 'argo-rollouts.argoproj.io/managed-by-
 export const ARGO_INSTANCE_ID_LABEL = 'argo-rollouts.argoproj.io/controller-instance-id';
 /** The field manager of Argo Rollouts' controller (its writes are Updates under this name). */
 export const ARGO_CONTROLLER_MANAGER = 'rollouts-controller';
+/** Argo's controller's leader-election Lease, in the namespace of its default install: held
+ *  while Argo runs (it releases it on a clean stop). */
+export const ARGO_CONTROLLER_LEASE = 'argo-rollouts/argo-rollouts-controller-lock';

@@ -87,6 +87,9 @@ export const Reason = {
   /** Ours: an argoproj.io Rollout whose status Argo's controller wrote is served in place from
    *  where it stood (src/rollout/in-place/). */
   TakenOverInPlace: 'TakenOverInPlace',
+  /** Ours: served in place while Argo's own controller holds its leader Lease: nothing written
+   *  but this (src/rollout/in-place/argo-controller.ts). */
+  ArgoRolloutsControllerRunning: 'ArgoRolloutsControllerRunning',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

@@ -62,6 +62,9 @@ export interface AnalysisRunReconcilerDeps {
    * every pass waits for its write.
    */
   readonly wake?: (key: Key) => void;
+  /** Serving argoproj.io in place: Argo's own controller running (its Lease held until then);
+   *  nothing is measured or written meanwhile, the run is looked at again after. */
+  readonly standAside?: (now: number) => { readonly heldUntil: number } | undefined;
 }
 
 const DEFAULT_MAX_MEASUREMENT_MS = 60_000;
@@ -99,6 +102,8 @@ export class AnalysisRunReconciler implements Reconciler {
       this.#writes.forget(key);
       return {};
     }
+    const argo = this.#deps.standAside?.(clock.now());
+    if (argo !== undefined) return { requeueAfterMs: argo.heldUntil - clock.now() + 1000 };
     const pending = this.#writes.pending(key);
     if (pending !== undefined) {
       const version = cached.metadata.resourceVersion ?? '';

@@ -4,12 +4,16 @@
  * Nothing secret is in ControllerConfig (credentials live in Secrets and files, read later);
  * URLs still lose any user:password and query a person may have pasted into a flag.
  */
+import { GROUP } from '../api/index.ts';
 import type { LogFields } from '../kube/index.ts';
 import type { ControllerConfig } from './config.ts';
 
 export function configSummary(c: ControllerConfig): LogFields {
   return {
     apiGroup: c.apiGroup,
+    ...(c.apiGroup === GROUP
+      ? {}
+      : { argoControllerLease: c.argoControllerLease ?? '(not watched)' }),
     namespace: c.namespace ?? '(all)',
     namespaced: c.namespaced,
     instanceId: c.instanceId ?? '(none)',

@@ -4,7 +4,14 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ARGO_GROUP, buildInfo, GROUP, parseGoDuration, versionText } from '../api/index.ts';
+import {
+  ARGO_CONTROLLER_LEASE,
+  ARGO_GROUP,
+  buildInfo,
+  GROUP,
+  parseGoDuration,
+  versionText,
+} from '../api/index.ts';
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
 import { parseHostList } from '../analysis/providers/index.ts';
@@ -55,6 +62,9 @@ export interface ControllerConfig {
   /** The API group whose Rollouts and analysis objects this controller serves: ours, or Argo
    *  Rollouts' in place (src/kube/argo-wire/: its objects as stored, its keys). */
   readonly apiGroup: ApiGroup;
+  /** With argoproj.io: `namespace/name` of Argo's own controller's leader Lease, watched so that
+   *  in-place serving stands aside while Argo runs (argo-presence.ts); absent: not watched. */
+  readonly argoControllerLease?: string;
   /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
   readonly reclaimMemoryAfterMs: number;
   /** The identity policy that vouches for RolloutApprovals (identity-policy.ts); `trusted`:
@@ -121,6 +131,10 @@ const USAGE = `stepwise-controller [flags]
   --api-group G              stepwise.dev (default), or argoproj.io: serve Argo Rollouts'
                              Rollouts and analysis objects in place, as they are stored,
                              with Argo's annotation and label keys (Argo's controller at 0)
+  --argo-controller-lease NS/NAME
+                             with argoproj.io: Argo's controller's leader Lease; while it is
+                             held, nothing is served in place (default
+                             argo-rollouts/argo-rollouts-controller-lock; none: not watched)
   --qps N / --burst N        API client rate limit: N requests/s sustained, bursts of N
                              (default 50 / 100; Lease renewals are exempt)
   --reclaim-memory-after D   give memory back to the system after D without work
@@ -174,6 +188,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       burst: { type: 'string' },
       'instance-id': { type: 'string' },
       'api-group': { type: 'string' },
+      'argo-controller-lease': { type: 'string' },
       'external-bind-address': { type: 'string' },
       'public-url': { type: 'string' },
       'notifications-secret': { type: 'string' },
@@ -223,7 +238,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),
-    apiGroup: apiGroup(values['api-group'] ?? GROUP),
+    ...servedGroup(values['api-group'] ?? GROUP, values['argo-controller-lease']),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
     analysisHosts: {
       allowed: hostList('--analysis-allowed-hosts', values['analysis-allowed-hosts']),
@@ -239,9 +254,25 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
 
 export type ApiGroup = typeof GROUP | typeof ARGO_GROUP;
 
-function apiGroup(v: string): ApiGroup {
-  if (v === GROUP || v === ARGO_GROUP) return v;
-  throw new ConfigError(`--api-group must be ${GROUP} or ${ARGO_GROUP}, got "${v}"`);
+function servedGroup(
+  group: string,
+  lease: string | undefined,
+): Pick<ControllerConfig, 'apiGroup' | 'argoControllerLease'> {
+  if (group !== GROUP && group !== ARGO_GROUP) {
+    throw new ConfigError(`--api-group must be ${GROUP} or ${ARGO_GROUP}, got "${group}"`);
+  }
+  if (group === GROUP) {
+    if (lease !== undefined) {
+      throw new ConfigError(`--argo-controller-lease needs --api-group=${ARGO_GROUP}`);
+    }
+    return { apiGroup: group };
+  }
+  const named = lease ?? ARGO_CONTROLLER_LEASE;
+  if (named === 'none') return { apiGroup: group };
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(named)) {
+    throw new ConfigError(`--argo-controller-lease must be NAMESPACE/NAME or none, got "${named}"`);
+  }
+  return { apiGroup: group, argoControllerLease: named };
 }
 
 function hostList(flag: string, v: string | undefined): string[] {

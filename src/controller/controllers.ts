@@ -7,7 +7,8 @@ import { ARGO_GROUP } from '../api/index.ts';
 import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
-import { strategyKeyOf } from '../rollout/index.ts';
+import { argoControllerRunning, strategyKeyOf } from '../rollout/index.ts';
+import type { ArgoControllerLease } from '../rollout/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
 import { AnalysisRunReconciler } from './analysisrun-reconciler.ts';
@@ -24,6 +25,7 @@ import type { PlannedEvent } from './rollout-reconciler.ts';
 import type { TrafficInformers } from './traffic-wiring.ts';
 import type { WorkloadInformers } from './workload-wiring.ts';
 import { analysisRunWatches, rolloutWatches } from './watches.ts';
+import type { ArgoLeaseSource } from './watches.ts';
 
 export interface ControllerDeps {
   readonly config: ControllerConfig;
@@ -41,6 +43,13 @@ export interface ControllerDeps {
   readonly identityPolicy?: IdentityPolicyCheck;
   /** --approval-people: approvals count people. */
   readonly approvalPeople?: readonly Person[];
+  /** Serving argoproj.io in place: Argo's own controller's Lease (absent: not watched). */
+  readonly argoPresence?: ArgoPresence;
+}
+
+/** What the controllers read of argo-presence.ts. */
+export interface ArgoPresence extends ArgoLeaseSource {
+  sighting(): ArgoControllerLease | undefined;
 }
 
 export function rolloutController(
@@ -83,6 +92,7 @@ export function rolloutController(
     ...(d.approvalPeople !== undefined ? { approvalPeople: d.approvalPeople } : {}),
     ...(d.config.instanceId !== undefined ? { instanceId: d.config.instanceId } : {}),
     ...(d.config.apiGroup === ARGO_GROUP ? { inPlaceArgo: true } : {}),
+    ...(d.argoPresence === undefined ? {} : { argoController: () => d.argoPresence?.sighting() }),
   });
   // Registered before the watches: the pass the deletion wakes knows it was one.
   s.rollouts.addEventHandler({
@@ -93,7 +103,7 @@ export function rolloutController(
     queue: new RateLimitingQueue<Key>({ clock: d.clock, metrics: metrics.queue('rollout') }),
     reconciler,
     workers: d.config.workers,
-    watches: rolloutWatches(s, d.traffic, d.workloads),
+    watches: rolloutWatches(s, d.traffic, d.workloads, d.argoPresence),
     // With the Rollouts that went while this replica was not acting, to give back what they marked.
     keys: () => [...(s.rollouts.keys() as Key[]), ...reconciler.goneRolloutKeys()],
     observe: (seconds, result) => {
@@ -124,9 +134,12 @@ export function analysisRunController(d: ControllerDeps): Controller {
       evaluate: conditionEvaluator(),
       onMeasurement: (provider, phase) => metrics.analysisMeasurements.inc({ provider, phase }),
       wake: (key) => queue.add(key),
+      ...(d.argoPresence === undefined
+        ? {}
+        : { standAside: (now) => argoControllerRunning(d.argoPresence?.sighting(), now) }),
     }),
     workers: d.config.analysisWorkers,
-    watches: analysisRunWatches(s),
+    watches: analysisRunWatches(s, d.argoPresence),
     keys: () => s.analysisRuns.keys() as Key[],
     observe: (seconds, result) => {
       metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds);

@@ -22,6 +22,7 @@ import { Manager } from './manager.ts';
 import { reclaimerAfter } from './memory-reclaim.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { cacheSizes, internalServer } from './probes.ts';
+import { ArgoControllerPresence } from './argo-presence.ts';
 import { exitOnSignalUntilWired, wireSignals } from './signals.ts';
 import { trafficInformers } from './traffic-wiring.ts';
 import { WorkloadInformers } from './workload-wiring.ts';
@@ -85,7 +86,12 @@ async function main(): Promise<number> {
     log,
     gauge: identityPolicyGauge(registry),
   });
+  const argoPresence =
+    config.argoControllerLease === undefined
+      ? undefined
+      : new ArgoControllerPresence({ api, lease: config.argoControllerLease, clock, log });
   const deps = {
+    ...(argoPresence === undefined ? {} : { argoPresence }),
     config,
     api,
     clock,
@@ -98,7 +104,12 @@ async function main(): Promise<number> {
     identityPolicy,
     approvalPeople,
   };
-  const watched = [...traffic.informers, ...startedInformers(informers, config), workloads];
+  const watched = [
+    ...traffic.informers,
+    ...startedInformers(informers, config),
+    workloads,
+    ...(argoPresence === undefined ? [] : [argoPresence]),
+  ];
   const reclaimer = reclaimerAfter(config.reclaimMemoryAfterMs, {
     clock,
     log,

@@ -19,7 +19,13 @@ import type {
 import { Resources } from '../kube/index.ts';
 import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
 import { plan, resolveWorkload, servicesOf } from '../rollout/index.ts';
-import type { Observed, ObservedWorkload, Plan, Write } from '../rollout/index.ts';
+import type {
+  ArgoControllerLease,
+  Observed,
+  ObservedWorkload,
+  Plan,
+  Write,
+} from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
@@ -89,6 +95,8 @@ export interface RolloutReconcilerDeps {
   readonly instanceId?: string;
   /** --api-group=argoproj.io: Argo's Rollouts served in place (Observed.inPlaceArgo). */
   readonly inPlaceArgo?: boolean;
+  /** With inPlaceArgo: Argo's own controller's Lease as last seen (Observed.argoController). */
+  readonly argoController?: () => ArgoControllerLease | undefined;
 }
 
 /** What one pass read, for its writes. */
@@ -221,6 +229,7 @@ export class RolloutReconciler implements Reconciler {
       admitted: requests,
       writes: [],
     };
+    const argoController = this.#deps.argoController?.();
     const observed: Observed = {
       rollout,
       replicaSets,
@@ -235,6 +244,7 @@ export class RolloutReconciler implements Reconciler {
       ...(traffic === undefined ? {} : { traffic: traffic.observation }),
       ...(workload === undefined ? {} : { workload }),
       ...(this.#deps.inPlaceArgo === true ? { inPlaceArgo: true } : {}),
+      ...(argoController === undefined ? {} : { argoController }),
       now,
     };
     const result = planner(observed);

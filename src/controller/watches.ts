@@ -66,6 +66,7 @@ export function rolloutWatches(
   s: WatchedInformers,
   traffic: Pick<TrafficInformers, 'onChange'>,
   workloads?: Pick<WorkloadInformers, 'onChange'>,
+  argo?: ArgoLeaseSource,
 ): readonly Watch[] {
   const onTrafficChange = (wake: (objectKey: string) => void): void => traffic.onChange(wake);
   const workloadRows =
@@ -90,15 +91,39 @@ export function rolloutWatches(
     watch('ClusterAnalysisTemplate', s.clusterAnalysisTemplates, anyChange, namingTemplate(s)),
     watch('AnalysisRun', s.analysisRuns, phaseChanged, ownerRollout),
     watch('RolloutApproval', s.approvals, added, approvedRollout),
+    ...argoLeaseRows(argo, s.rollouts, 'every Rollout'),
   ];
 }
 
 /** The AnalysisRun controller's table. */
-export function analysisRunWatches(s: WatchedInformers): readonly Watch[] {
+export function analysisRunWatches(s: WatchedInformers, argo?: ArgoLeaseSource): readonly Watch[] {
   return [
+    ...argoLeaseRows(argo, s.analysisRuns, 'every AnalysisRun'),
     // Our own status writes need no pass (the next one is already scheduled); a terminate does.
     watch('AnalysisRun', s.analysisRuns, generationChanged, itself),
     watch('Job', s.jobs, anyChange, ownerRun),
+  ];
+}
+
+/** Serving argoproj.io in place: Argo's controller's Lease (argo-presence.ts). */
+export interface ArgoLeaseSource {
+  onHolderChange(listener: () => void): void;
+}
+
+/** Argo's controller starting or stopping changes whether anything is served: all look again. */
+function argoLeaseRows(
+  argo: ArgoLeaseSource | undefined,
+  all: Cache<KubeObject>,
+  to: string,
+): Watch[] {
+  if (argo === undefined) return [];
+  const subscribe = (wake: (changed: string) => void): void => argo.onHolderChange(() => wake(''));
+  return [
+    watchChanges(
+      "Argo Rollouts' controller Lease holder",
+      subscribe,
+      mapping(to, () => all.keys() as Key[]),
+    ),
   ];
 }
 

@@ -23,3 +23,6 @@ export type { DeploymentView, WorkloadPlan, WorkloadStep } from './workload-rest
 // spec.workloadRef: the effective Rollout the referent makes (the shell reads traffic with it).
 export { resolveWorkload, describeWorkload } from './workload-ref/index.ts';
 export type { ObservedWorkload, Referent, Resolution } from './workload-ref/index.ts';
+// Serving argoproj.io in place: whether Argo's own controller still runs beside us.
+export { argoControllerRunning } from './in-place/index.ts';
+export type { ArgoControllerLease } from './in-place/index.ts';

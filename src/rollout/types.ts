@@ -5,6 +5,7 @@
 import type { PodMetadataPatch } from './pod-metadata.ts';
 import type { Refusal } from './progressing.ts';
 import type { ObservedWorkload } from './workload-ref/index.ts';
+import type { ArgoControllerLease } from './in-place/argo-controller.ts';
 import type {
   ApprovalRecord,
   Deployment,
@@ -53,6 +54,9 @@ export interface Observed {
   /** The controller serves argoproj.io in place (`--api-group=argoproj.io`): a status Argo's
    *  controller wrote is taken over once (in-place/). */
   readonly inPlaceArgo?: boolean;
+  /** With inPlaceArgo: Argo's own controller's leader Lease as last seen (absent: none, or not
+   *  watched). While held, in-place serving stands aside. */
+  readonly argoController?: ArgoControllerLease;
   /** Epoch milliseconds, read once by the shell. */
   readonly now: number;
   /** A ReplicaSet write of the last plan that the API server refused (the shell plans again

@@ -9,9 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
-import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
-import { applyDeployFile } from './support/deploy-files.ts';
-import { DEPLOY_CLUSTER_OBJECTS, holdForThisFile } from './support/exclusive.ts';
+import { testNamespace } from '../cluster/testing.ts';
 import { argoCdRolloutLua } from '../lua/argocd-builtin.ts';
 import { action, discovery, findLua, health, splitStatusPatch } from '../lua/run-lua.ts';
 import { ARGO_API, startArgo } from './support/argo.ts';
@@ -23,8 +21,8 @@ import {
   canaryToFirstPause,
 } from './support/argo-scenarios.ts';
 import type { ArgoLeft } from './support/argo-scenarios.ts';
-import { untilAllowed } from './support/access.ts';
 import * as kept from './support/argo-left.ts';
+import { inPlaceControllerKubeconfig } from './support/argo-in-place-rbac.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { QUIET_WINDOW_MS } from './support/faults.ts';
@@ -76,7 +74,7 @@ before(async () => {
     };
   }
   // The controller as deploy/rbac makes it (rbac.yaml and argo-in-place.yaml), not as admin.
-  const kubeconfig = await controllerWithShippedRbac();
+  const kubeconfig = await inPlaceControllerKubeconfig(ns, 'stepwise-controller-in-place-e2e');
   startedAt = Date.now();
   stepwise = await startController({
     args: ['--leader-elect=false', `--namespace=${ns}`, '--api-group=argoproj.io'],
@@ -86,38 +84,6 @@ before(async () => {
 after(async () => {
   await Promise.all([argo?.stop(), stepwise?.kill()]);
 });
-
-const CONTROLLER_USER = 'stepwise-controller-in-place-e2e';
-
-/** A kubeconfig for a user bound to the ClusterRoles shipped for in-place serving, once the
- *  API server's RBAC lets that user write an argoproj.io Rollout's status. */
-async function controllerWithShippedRbac(): Promise<string> {
-  await holdForThisFile(DEPLOY_CLUSTER_OBJECTS, 'shared');
-  await applyDeployFile('rbac/rbac.yaml');
-  await applyDeployFile('rbac/argo-in-place.yaml');
-  for (const role of ['stepwise-controller', 'stepwise-controller-argoproj']) {
-    await http.json(
-      'PATCH',
-      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}-in-place-e2e?fieldManager=stepwise-tests&force=true`,
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: `${role}-in-place-e2e` },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: CONTROLLER_USER }],
-      },
-      'application/apply-patch+yaml',
-    );
-  }
-  await untilAllowed(CONTROLLER_USER, {
-    namespace: ns,
-    group: 'argoproj.io',
-    resource: 'rollouts',
-    subresource: 'status',
-    verb: 'patch',
-  });
-  return userKubeconfig(CONTROLLER_USER);
-}
 
 const podUids = (app: string): Promise<string[]> => kept.podUids(ns, app);
 const selectors = (...names: string[]): Promise<string> => kept.selectors(ns, ...names);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
+import { ARGO_CONTROLLER_LEASE } from '../../src/api/index.ts';
 import { Resources } from '../../src/kube/index.ts';
 import { ARGO_SERVED_KINDS } from '../../src/kube/argo-wire/index.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
@@ -54,10 +55,22 @@ describe('RBAC for serving argoproj.io in place', () => {
     const inPlace = role(docsOf('argo-in-place.yaml'), 'stepwise-controller-argoproj');
     assert.ok(ours.length > 0);
     assert.deepEqual(grants(inPlace, 'argoproj.io', served), ours);
-    const everything = (inPlace.rules ?? []).flatMap((r) => r.apiGroups ?? []);
-    assert.deepEqual([...new Set(everything)], ['argoproj.io'], 'nothing beyond argoproj.io');
+    const beyond = (inPlace.rules ?? []).filter((r) => !r.apiGroups?.includes('argoproj.io'));
+    assert.deepEqual(
+      beyond,
+      [
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          resourceNames: [ARGO_CONTROLLER_LEASE.split('/')[1]],
+          verbs: ['get', 'list', 'watch'],
+        },
+      ],
+      "beyond argoproj.io: reading Argo's controller's Lease, that one by name, nothing else",
+    );
     assert.deepEqual(
       (inPlace.rules ?? [])
+        .filter((r) => r.apiGroups?.includes('argoproj.io'))
         .flatMap((r) => r.resources ?? [])
         .filter((res) => !served.has(res.split('/')[0] ?? '')),
       [],

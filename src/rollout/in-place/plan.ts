@@ -9,9 +9,11 @@
  * `Adopted` condition (reason TakenOverInPlace) records that it happened: from then on a steps
  * hash that differs is a change of the steps, and restarts them as usual. A Rollout that Stepwise
  * served from its start gets the condition, and nothing else, on its first pass with a status.
- * Pure.
+ * While Argo's own controller still runs (argo-controller.ts), nothing is taken over or planned:
+ * the condition says so, and the pass looks again when Argo's Lease would lapse. Pure.
  */
 import { ConditionType, Reason } from '../../api/index.ts';
+import { argoControllerRunning, type ArgoControllerRunning } from './argo-controller.ts';
 import type { RolloutStatus } from '../../api/index.ts';
 import { takeover } from '../takeover.ts';
 import { getCondition, setCondition } from '../conditions.ts';
@@ -23,10 +25,11 @@ import type { Observed, Plan } from '../types.ts';
 
 /** The takeover pass, or undefined when there is nothing to take over (the strategy plans). */
 export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | undefined {
+  if (o.inPlaceArgo !== true) return undefined;
+  const argo = argoControllerRunning(o.argoController, o.now);
+  if (argo !== undefined) return standAside(o, argo);
   const prev = o.rollout.status;
-  if (o.inPlaceArgo !== true || prev === undefined || prev.currentPodHash === undefined) {
-    return undefined;
-  }
+  if (prev === undefined || prev.currentPodHash === undefined) return undefined;
   // Taken over already; a refusal (False, ours: nothing else sets it in place) is looked at again.
   if (getCondition(prev.conditions ?? [], ConditionType.Adopted)?.status === 'True') {
     return undefined;
@@ -66,6 +69,40 @@ export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | und
       { kind: 'applyStatus', status: { ...status, conditions: [...conditions] } },
       normal(Reason.TakenOverInPlace, message),
     ],
+  };
+}
+
+/** Margin past the Lease's lapse before looking again: Argo's renewal may be on its way. */
+const LAPSE_MARGIN_MS = 1000;
+
+/**
+ * Argo's controller holds its Lease: the Rollout gets the condition naming it and an event, and
+ * nothing else (no takeover, no strategy pass: two controllers would scale the same ReplicaSets).
+ * Phase and message stay Argo's, which it keeps writing. Looked at again when the Lease would
+ * lapse; a renewal seen meanwhile wakes nothing, a release does.
+ */
+function standAside(o: Observed, argo: ArgoControllerRunning): Plan {
+  const prev = o.rollout.status ?? {};
+  const message = `Argo Rollouts' controller is running: it holds its leader Lease ${argo.lease} (holder ${argo.holder}), and two controllers would write the same Rollout, ReplicaSets and Services; nothing taken over or written until it stops (scale it to 0)`;
+  const conditions = setCondition(
+    prev.conditions ?? [],
+    {
+      type: ConditionType.Adopted,
+      status: 'False',
+      reason: Reason.ArgoRolloutsControllerRunning,
+      message,
+    },
+    new Date(o.now).toISOString(),
+  );
+  const status: RolloutStatus = { ...prev, conditions: [...conditions] };
+  const requeueAfterMs = argo.heldUntil - o.now + LAPSE_MARGIN_MS;
+  if (sameStatus(status, prev)) return { writes: [], requeueAfterMs };
+  return {
+    writes: [
+      { kind: 'applyStatus', status },
+      warning(Reason.ArgoRolloutsControllerRunning, message),
+    ],
+    requeueAfterMs,
   };
 }
 

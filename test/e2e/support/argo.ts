@@ -6,7 +6,7 @@
  *
  * The controller runs as a local process with the harness's kubeconfig, confined to one namespace
  * (`--namespaced --namespace=NS`; POD_NAMESPACE=NS for the notification ConfigMap it looks up),
- * leader election off. Its healthz and metrics servers listen on port 0 (the OS picks a free
+ * leader election off unless asked for (then its Lease is in NS). Its healthz and metrics servers listen on port 0 (the OS picks a free
  * one, so nothing clashes with other controllers); Argo binds them to 0.0.0.0, not loopback, and
  * the tests never connect to them.
  *
@@ -119,6 +119,10 @@ export interface ArgoLogLine {
   readonly [field: string]: unknown;
 }
 
+export interface ArgoOptions {
+  readonly leaderElect?: boolean;
+}
+
 /** A running `rollouts-controller`, confined to one namespace. */
 export class ArgoController {
   readonly namespace: string;
@@ -127,7 +131,9 @@ export class ArgoController {
   readonly #child: ChildProcess;
   readonly #waiters: { match: (l: ArgoLogLine) => boolean; resolve: () => void }[] = [];
 
-  constructor(namespace: string) {
+  /** `leaderElect`: as Argo runs by default, holding its Lease `argo-rollouts-controller-lock`
+   *  (in POD_NAMESPACE, here the test's namespace) while it runs; off otherwise. */
+  constructor(namespace: string, opts: ArgoOptions = {}) {
     this.namespace = namespace;
     const kubeconfig = process.env.KUBECONFIG;
     if (!kubeconfig) throw new Error('KUBECONFIG is not set: run under `make e2e`');
@@ -137,7 +143,7 @@ export class ArgoController {
         `--kubeconfig=${kubeconfig}`,
         '--namespaced',
         `--namespace=${namespace}`,
-        '--leader-elect=false',
+        `--leader-elect=${opts.leaderElect === true}`,
         '--healthzPort=0',
         '--metricsPort=0',
         '--logformat=json',
@@ -230,9 +236,9 @@ export class ArgoController {
  * Starts Argo's controller on `namespace` (its CRDs installed first) and resolves once its
  * caches are synced and its workers run (it logs "Started controller").
  */
-export async function startArgo(namespace: string): Promise<ArgoController> {
+export async function startArgo(namespace: string, opts?: ArgoOptions): Promise<ArgoController> {
   await installArgoCrds();
-  const argo = new ArgoController(namespace);
+  const argo = new ArgoController(namespace, opts);
   try {
     await argo.waitForLog('"Started controller"', (l) => l.msg === 'Started controller');
   } catch (err) {

@@ -65,7 +65,11 @@ function setup(
   run: AnalysisRun,
   provider?: AnalysisProvider,
   as: 'web' | 'job' = 'web',
-  opts: { api?: FakeKubeApi; wake?: (key: Key) => void } = {},
+  opts: {
+    api?: FakeKubeApi;
+    wake?: (key: Key) => void;
+    standAside?: (now: number) => { heldUntil: number } | undefined;
+  } = {},
 ) {
   const api = opts.api ?? new FakeKubeApi();
   api.seed(run);
@@ -91,6 +95,7 @@ function setup(
     evaluate,
     onMeasurement: (p, phase) => measured.push(`${p} ${phase}`),
     ...(opts.wake === undefined ? {} : { wake: opts.wake }),
+    ...(opts.standAside === undefined ? {} : { standAside: opts.standAside }),
   });
   const stop = new AbortController();
   return { api, clock, events, logs, measured, stored, reconciler, stop };
@@ -117,6 +122,20 @@ async function runToEnd(t: Harness, max = 20): Promise<AnalysisRun> {
 const statusWrites = (t: Harness) => t.api.writes().filter((w) => w.verb === 'applyStatus');
 
 describe('AnalysisRunReconciler', () => {
+  it("served in place while Argo's controller holds its Lease: nothing measured or written, back when it would lapse", async () => {
+    const p = scripted([value(0.99)]);
+    let heldUntil: number | undefined = Date.parse('2026-12-01T10:00:15Z');
+    const t = setup(runOf([webMetric({ count: 1 })]), p.provider, 'web', {
+      standAside: (now) => (heldUntil !== undefined && now < heldUntil ? { heldUntil } : undefined),
+    });
+    const first = await t.reconciler.reconcile(KEY, t.stop.signal);
+    assert.equal(first.requeueAfterMs, 16_000);
+    assert.deepEqual([p.calls.length, t.api.writes().length], [0, 0]);
+    heldUntil = undefined; // Argo stopped
+    assert.equal((await runToEnd(t)).status?.phase, 'Successful');
+    assert.equal(p.calls.length, 1);
+  });
+
   it('measures on its interval and ends Successful after count measurements', async () => {
     const p = scripted([value(0.99)]);
     const t = setup(runOf([webMetric({ count: 3 })]), p.provider);

@@ -117,6 +117,23 @@ describe('controller configuration', () => {
     assert.throws(() => parseConfig(['--namespaced'], {}), /--namespaced needs --namespace/);
   });
 
+  it("--api-group=argoproj.io watches Argo's controller Lease (default install's, another, or none)", () => {
+    assert.equal(parseConfig([], {}).argoControllerLease, undefined);
+    const lease = (...args: string[]) =>
+      parseConfig(['--api-group=argoproj.io', ...args], {}).argoControllerLease;
+    assert.equal(lease(), 'argo-rollouts/argo-rollouts-controller-lock');
+    assert.equal(
+      lease('--argo-controller-lease=ops/argo-rollouts-controller-lock'),
+      'ops/argo-rollouts-controller-lock',
+    );
+    assert.equal(lease('--argo-controller-lease=none'), undefined);
+    assert.throws(() => lease('--argo-controller-lease=just-a-name'), /NAMESPACE\/NAME or none/);
+    assert.throws(
+      () => parseConfig(['--argo-controller-lease=ops/lock'], {}),
+      /--argo-controller-lease needs --api-group=argoproj.io/,
+    );
+  });
+
   it('rejects an unknown flag', () => {
     assert.throws(() => parseConfig(['--frobnicate'], {}), /Unknown option '--frobnicate'/);
   });

@@ -167,3 +167,86 @@ describe('in place: the status Argo wrote', () => {
     assert.equal(adopted(s), undefined);
   });
 });
+
+describe("in place while Argo's own controller runs (its leader Lease held)", () => {
+  const LEASE = 'argo-rollouts/argo-rollouts-controller-lock';
+  const held = (s: Sim, holder = 'argo-rollouts-7c9d_1a2b'): void => {
+    s.argoController = { lease: LEASE, holder, renewSeenAt: s.now, durationMs: 15_000 };
+  };
+
+  it("stands aside: the condition names the Lease and its holder, one warning, Argo's status and every ReplicaSet untouched", () => {
+    const s = argoMidCanary();
+    held(s);
+    const before = structuredClone(s.rollout.status);
+    const pods = [...s.pods.keys()].sort();
+    const first = s.pass();
+    assert.deepEqual(
+      first.writes.map((w) => (w.kind === 'event' ? `event:${w.type}:${w.reason}` : w.kind)),
+      ['applyStatus', 'event:Warning:ArgoRolloutsControllerRunning'],
+    );
+    assert.equal(adopted(s)?.status, 'False');
+    assert.equal(adopted(s)?.reason, 'ArgoRolloutsControllerRunning');
+    assert.match(
+      adopted(s)?.message ?? '',
+      /argo-rollouts\/argo-rollouts-controller-lock .*argo-rollouts-7c9d_1a2b/,
+    );
+    const { conditions: _c, ...kept } = s.rollout.status ?? {};
+    const { conditions: _b, ...was } = before ?? {};
+    assert.deepEqual(kept, was, "Argo's step hash, step, pause, phase as Argo wrote them");
+    assert.equal(first.requeueAfterMs, 16_000, 'looked at again when the Lease would lapse');
+    // Nothing new observed: no write, in any number of passes; no ReplicaSet or pod moves.
+    assert.deepEqual(s.pass().writes, []);
+    s.advance(5_000);
+    held(s); // a renewal seen
+    assert.deepEqual(s.pass().writes, []);
+    assert.deepEqual(replicas(s), { a1b2c3d4e: 0, [ARGO_STABLE]: 3, [ARGO_CANARY]: 1 });
+    assert.deepEqual([...s.pods.keys()].sort(), pods);
+  });
+
+  it('a Rollout Stepwise had taken over stands aside too when Argo starts again, and is taken over again after', () => {
+    const s = argoMidCanary();
+    s.run();
+    assert.equal(adopted(s)?.reason, 'TakenOverInPlace');
+    held(s);
+    s.pass();
+    assert.equal(adopted(s)?.reason, 'ArgoRolloutsControllerRunning');
+    // Argo, running, restarts the steps under its own hash; then it stops and its Lease lapses.
+    s.rollout.status = { ...s.rollout.status, currentStepHash: 'argo-go-hash' };
+    s.advance(16_000);
+    s.pass();
+    assert.equal(adopted(s)?.reason, 'TakenOverInPlace');
+    assert.equal(s.rollout.status?.currentStepHash, ourStepsHash(s));
+    assert.equal(s.rollout.status?.currentStepIndex, 1, 'from the step Argo left');
+  });
+
+  it('a released Lease (no holder) or one not renewed for its duration is no controller: taken over', () => {
+    for (const lease of [
+      { holder: '', renewSeenAt: T0, durationMs: 15_000 },
+      { holder: 'argo-rollouts-7c9d_1a2b', renewSeenAt: T0 - 15_000, durationMs: 15_000 },
+    ]) {
+      const s = argoMidCanary();
+      s.argoController = { lease: LEASE, ...lease };
+      s.pass();
+      assert.equal(adopted(s)?.reason, 'TakenOverInPlace', JSON.stringify(lease));
+    }
+  });
+
+  it('a new Rollout (no status) is not planned either: no ReplicaSet created beside Argo', () => {
+    const s = argoMidCanary();
+    s.rollout.status = undefined;
+    s.replicaSets.clear();
+    s.pods.clear();
+    held(s);
+    const first = s.pass();
+    assert.ok(first.writes.every((w) => w.kind === 'applyStatus' || w.kind === 'event'));
+    assert.equal(adopted(s)?.reason, 'ArgoRolloutsControllerRunning');
+    assert.equal(s.replicaSets.size, 0);
+  });
+
+  it('without --api-group=argoproj.io an Argo Lease changes nothing', () => {
+    const s = argoMidCanary(argoPausedStatus(PAUSED_AT), false);
+    held(s);
+    s.pass();
+    assert.notEqual(adopted(s)?.reason, 'ArgoRolloutsControllerRunning');
+  });
+});
