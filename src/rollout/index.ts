@@ -24,5 +24,5 @@ export type { DeploymentView, WorkloadPlan, WorkloadStep } from './workload-rest
 export { resolveWorkload, describeWorkload } from './workload-ref/index.ts';
 export type { ObservedWorkload, Referent, Resolution } from './workload-ref/index.ts';
 // Serving argoproj.io in place: whether Argo's own controller still runs beside us.
-export { argoControllerRunning } from './in-place/index.ts';
-export type { ArgoControllerLease } from './in-place/index.ts';
+export { argoControllerRunning } from './argo-controller.ts';
+export type { ArgoControllerLease } from './argo-controller.ts';

@@ -5,7 +5,7 @@
 import type { PodMetadataPatch } from './pod-metadata.ts';
 import type { Refusal } from './progressing.ts';
 import type { ObservedWorkload } from './workload-ref/index.ts';
-import type { ArgoControllerLease } from './in-place/argo-controller.ts';
+import type { ArgoControllerLease } from './argo-controller.ts';
 import type {
   ApprovalRecord,
   Deployment,

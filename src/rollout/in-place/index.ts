@@ -1,5 +1,3 @@
 /** Serving Argo Rollouts' own objects: taking over the status Argo's controller left, and
- *  standing aside while that controller still runs. */
+ *  standing aside while that controller still runs (../argo-controller.ts). */
 export { planInPlaceTakeover } from './plan.ts';
-export { argoControllerRunning } from './argo-controller.ts';
-export type { ArgoControllerLease, ArgoControllerRunning } from './argo-controller.ts';

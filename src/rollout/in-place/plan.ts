@@ -13,7 +13,7 @@
  * the condition says so, and the pass looks again when Argo's Lease would lapse. Pure.
  */
 import { ConditionType, Reason } from '../../api/index.ts';
-import { argoControllerRunning, type ArgoControllerRunning } from './argo-controller.ts';
+import { argoControllerRunning, type ArgoControllerRunning } from '../argo-controller.ts';
 import type { RolloutStatus } from '../../api/index.ts';
 import { takeover } from '../takeover.ts';
 import { getCondition, setCondition } from '../conditions.ts';
