@@ -17,6 +17,9 @@ export const WRITE_ORDER = [
   'trafficDown',
   // Every scale-up before any scale-down, so capacity never dips between two writes.
   'scaleUp',
+  // A Service whose ReplicaSet this pass empties moves first to one with available pods
+  // (canary/services.ts), so it never selects nothing.
+  'servicesAhead',
   'scaleDown',
   // Old ReplicaSets beyond revisionHistoryLimit, once scaled to 0.
   'deleteOld',

@@ -15,18 +15,14 @@ import type { Verdict } from '../analysis.ts';
 import { planAnalysis } from '../analysis-steps.ts';
 import { takeRequests } from '../approval.ts';
 import type { ApprovalWait } from '../approval.ts';
-import {
-  deleteOldReplicaSets,
-  patchPodRoles,
-  pinServices,
-  scaleReplicaSets,
-} from '../child-writes.ts';
+import { deleteOldReplicaSets, patchPodRoles, scaleReplicaSets } from '../child-writes.ts';
 import type { RoleMetadata } from '../child-writes.ts';
 import type { Fragment } from '../order.ts';
 import { pausedByUser } from '../progress.ts';
 import type { Progress } from '../progress.ts';
 import { planRestart } from '../restart.ts';
 import { available, locate } from '../revision.ts';
+import { canaryServices } from './services.ts';
 import type { Revision } from '../revision.ts';
 import { buildStatus } from '../status.ts';
 import type { Strategy, StrategyPlan } from '../strategy.ts';
@@ -135,12 +131,7 @@ function planCanary(o: Observed): StrategyPlan {
     stable: progress.stableHash,
   });
 
-  const canaryLive =
-    !where.steady && !progress.abort && where.current !== undefined && available(where.current) > 0;
-  const services = pinServices(o, {
-    canary: canaryLive ? where.hash : progress.stableHash,
-    stable: progress.stableHash,
-  });
+  const services = canaryServices(o, canary, where, progress, counts.stable);
   const pods = patchPodRoles(o, roles, progress.stableHash, where.hash);
   const restart = planRestart(o, where, progress.stableHash, budget.maxUnavailable, scaled);
 
@@ -194,7 +185,7 @@ function planCanary(o: Observed): StrategyPlan {
       approvals.fragment,
       step.fragment,
       trafficWrite,
-      services,
+      ...services,
       pods,
       restart.fragment,
       status,
