@@ -1,7 +1,8 @@
 // The dashboard in a real browser (Debian's Chromium, headless, through playwright-core) against
 // the real control plane and a real controller: `kubectl stepwise dashboard -A` lists Rollouts
 // of three namespaces, a template change reaches the open page within 1 s, Promote on the page
-// moves the Rollout to its next step; a user who may only read sees the page and gets
+// moves the Rollout to its next step, Set image / Restart / Undo ask for their arguments and
+// write what the plugin writes; a user who may only read sees the page and gets
 // "forbidden" on Promote with nothing written; no token, a wrong token and a forged cross-site
 // POST are refused; markup and terminal escapes in an Event show as text. Screenshots of the
 // list and of a canary mid-flight go to .stepwise/screenshots/.
@@ -54,9 +55,11 @@ async function signedIn(c: BrowserContext, d: RunningDashboard): Promise<Page> {
   return p;
 }
 
-/** Clicks an action on the Rollout view, confirms it, and returns the answer shown. */
-async function act(p: Page, action: string): Promise<string> {
+/** Clicks an action on the Rollout view, fills its inputs, confirms it, and returns the answer
+ *  shown. */
+async function act(p: Page, action: string, fillIn?: () => Promise<void>): Promise<string> {
   await p.locator(`button[data-action="${action}"]`).click();
+  await fillIn?.();
   await p.locator('dialog button[data-confirm="yes"]').click();
   const result = p.locator('p.result');
   await result.filter({ hasNotText: /…$/ }).filter({ hasText: /\S/ }).waitFor();
@@ -114,6 +117,30 @@ describe('dashboard', () => {
     await page.locator('li.step.current', { hasText: /^.*4\. pause/ }).waitFor();
     assert.equal(await page.locator('[data-weight="desired"]').textContent(), '50%');
     await screenshot(page, 'dashboard-canary-mid-flight');
+  });
+
+  it('sets an image, restarts and undoes from the page, each asking for what the plugin command takes', async () => {
+    await createRollout(ns[2]!, rolloutBody('api', { strategy: STEPS }));
+    const first = await waitForRollout(ns[2]!, 'api', 'Healthy', phase('Healthy'));
+    const image = first.spec.template?.spec?.containers[0]?.image;
+    await page.goto(`${dashboard.origin}/#/r/${ns[2]}/api`);
+    await page.locator('button[data-action="set-image"]:not(.off)').waitFor();
+
+    const set = await act(page, 'set-image', async () => {
+      await page.locator('#input-container').selectOption('*');
+      await page.locator('#input-image').fill('app:3');
+    });
+    assert.equal(set, "rollout 'api' image updated");
+    const paused = await waitForRollout(ns[2]!, 'api', 'the new image at step 1', pausedAt(1));
+    assert.equal(paused.spec.template?.spec?.containers[0]?.image, 'app:3');
+
+    assert.match(await act(page, 'restart'), /restarts: pods created before/);
+    assert.match((await getRollout(ns[2]!, 'api')).spec.restartAt ?? '', /^\d{4}-.*Z$/);
+
+    assert.match(await act(page, 'undo'), /revision 1/);
+    const back = await waitForRollout(ns[2]!, 'api', 'back to the first image', phase('Healthy'));
+    assert.equal(back.spec.template?.spec?.containers[0]?.image, image);
+    assert.equal(back.status?.stableRS, first.status?.stableRS);
   });
 
   it('refuses without the token and with a wrong one', async () => {

@@ -53,13 +53,13 @@ export const registerApprove: Registrar = (program, deps, act) => {
         }
         const { client, namespace } = await clientFor(deps, cmd);
         const asked = opts.breakGlass ? 'Override' : decision;
-        return decide(deps, client, namespace, name, asked, opts.comment, timeoutMs);
+        return sendApproval(deps, client, namespace, name, asked, opts.comment, timeoutMs);
       }),
     );
   }
 };
 
-async function decide(
+export async function sendApproval(
   deps: CliDeps,
   client: KubeClient,
   namespace: string,

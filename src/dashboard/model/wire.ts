@@ -79,8 +79,29 @@ export const ACTION_NAMES = [
   'resume',
   'abort',
   'retry',
+  'approve',
+  'reject',
+  'restart',
+  'set-image',
+  'undo',
 ] as const;
 export type ActionName = (typeof ACTION_NAMES)[number];
+
+/** What an action asks for beside the confirmation (the plugin command's arguments). */
+export const ACTION_INPUTS = ['comment', 'container', 'image', 'revision'] as const;
+export type ActionInputName = (typeof ACTION_INPUTS)[number];
+/** Longest value an input may carry (the plugin's --comment limit). */
+export const MAX_INPUT_LENGTH = 1024;
+
+export interface ActionInput {
+  readonly name: ActionInputName;
+  readonly label: string;
+  /** A select of these values when given, else a text field. */
+  readonly options?: readonly string[];
+  readonly required: boolean;
+  /** Shown in an empty text field: what leaving it empty means. */
+  readonly placeholder?: string;
+}
 
 /** A button on the Rollout view: what it does, the question it asks, and whether it applies. */
 export interface ActionOffer {
@@ -90,6 +111,8 @@ export interface ActionOffer {
   readonly enabled: boolean;
   /** Why it is disabled (the plugin's own refusal), or what it will do. */
   readonly note: string;
+  /** Asked in the confirmation (absent: none). */
+  readonly inputs?: readonly ActionInput[];
 }
 
 export interface ChartPoint {
@@ -156,6 +179,8 @@ export interface ActionRequest {
   readonly namespace: string;
   readonly name: string;
   readonly action: ActionName;
+  /** The values of the offer's inputs (absent: none given). */
+  readonly inputs?: Readonly<Partial<Record<ActionInputName, string>>>;
 }
 
 export interface ActionResult {

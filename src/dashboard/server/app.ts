@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 import type { Rollout } from '../../api/rollout.ts';
 import { detailOf } from '../model/views.ts';
 import {
+  ACTION_INPUTS,
   ACTION_NAMES,
+  MAX_INPUT_LENGTH,
+  type ActionInputName,
   type ActionName,
   type ActionOffer,
   type ActionRequest,
@@ -222,7 +225,10 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
     const body = await readBody(req);
     const request = body === undefined ? undefined : parseAction(body);
     if (request === undefined) {
-      json(res, 400, { ok: false, message: 'expected {namespace, name, action}' });
+      json(res, 400, {
+        ok: false,
+        message: `expected {namespace, name, action, inputs?} with inputs among ${ACTION_INPUTS.join(', ')}, each at most ${MAX_INPUT_LENGTH} characters`,
+      });
       return;
     }
     const { status, ...result } = await o.actions.run(request);
@@ -284,9 +290,25 @@ export function parseAction(text: string): ActionRequest | undefined {
     return undefined;
   }
   if (typeof v !== 'object' || v === null) return undefined;
-  const { namespace, name, action } = v as Record<string, unknown>;
+  const { namespace, name, action, inputs } = v as Record<string, unknown>;
   if (typeof namespace !== 'string' || !NAME.test(namespace)) return undefined;
   if (typeof name !== 'string' || !NAME.test(name)) return undefined;
   if (!ACTION_NAMES.includes(action as ActionName)) return undefined;
-  return { namespace, name, action: action as ActionName };
+  if (inputs === undefined) return { namespace, name, action: action as ActionName };
+  const given = parseInputs(inputs);
+  return given === undefined
+    ? undefined
+    : { namespace, name, action: action as ActionName, inputs: given };
+}
+
+/** Known names, string values within MAX_INPUT_LENGTH; anything else refuses the request. */
+function parseInputs(v: unknown): ActionRequest['inputs'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out: Partial<Record<ActionInputName, string>> = {};
+  for (const [key, value] of Object.entries(v)) {
+    if (!ACTION_INPUTS.includes(key as ActionInputName)) return undefined;
+    if (typeof value !== 'string' || value.length > MAX_INPUT_LENGTH) return undefined;
+    out[key as ActionInputName] = value;
+  }
+  return out;
 }

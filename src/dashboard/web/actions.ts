@@ -3,7 +3,8 @@
  * POSTs with the page's CSRF token; the plugin decides and writes with the user's own
  * credentials, and its answer (done, or the refusal: RBAC, conflict, not applicable) is shown.
  */
-import type { ActionOffer, ActionResult } from '../model/wire.ts';
+import type { ActionInput, ActionOffer, ActionRequest, ActionResult } from '../model/wire.ts';
+import { MAX_INPUT_LENGTH } from '../model/wire.ts';
 import { fill, h } from './dom.ts';
 
 const csrf = (): string =>
@@ -47,7 +48,8 @@ async function confirmThen(
   name: string,
   result: HTMLElement,
 ): Promise<void> {
-  if (!(await ask(offer))) return;
+  const inputs = await ask(offer);
+  if (inputs === undefined) return;
   const key = `${namespace}/${name}`;
   const show = (ok: boolean, text: string): void => {
     lastAnswer = { key, text, ok };
@@ -59,7 +61,12 @@ async function confirmThen(
     const res = await fetch('/api/action', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf() },
-      body: JSON.stringify({ namespace, name, action: offer.action }),
+      body: JSON.stringify({
+        namespace,
+        name,
+        action: offer.action,
+        ...(offer.inputs === undefined ? {} : { inputs }),
+      } satisfies ActionRequest),
     });
     const answer = (await res.json()) as ActionResult;
     show(answer.ok, answer.message);
@@ -68,14 +75,19 @@ async function confirmThen(
   }
 }
 
-/** A modal question; true: go ahead. Disabled offers still explain themselves here. */
-function ask(offer: ActionOffer): Promise<boolean> {
+type Inputs = NonNullable<ActionRequest['inputs']>;
+
+/** A modal question, with the action's inputs; their values to go ahead, undefined to back out.
+ *  Disabled offers still explain themselves here. */
+function ask(offer: ActionOffer): Promise<Inputs | undefined> {
   return new Promise((resolve) => {
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
+    const fields = offer.enabled ? (offer.inputs ?? []).map(field) : [];
     const done = (yes: boolean): void => {
+      if (yes && fields.some((f) => !f.control.reportValidity())) return;
       dialog.close();
       dialog.remove();
-      resolve(yes);
+      resolve(yes ? Object.fromEntries(fields.map((f) => [f.name, f.control.value])) : undefined);
     };
     const go = h(
       'button',
@@ -91,6 +103,7 @@ function ask(offer: ActionOffer): Promise<boolean> {
       dialog,
       h('h2', { id: 'confirm-title' }, offer.confirm),
       h('p', {}, offer.enabled ? offer.note : `The plugin would refuse: ${offer.note}`),
+      ...fields.map((f) => f.row),
       h('div', { class: 'buttons' }, offer.enabled ? go : null, cancel),
     );
     dialog.addEventListener('cancel', (e) => {
@@ -99,6 +112,36 @@ function ask(offer: ActionOffer): Promise<boolean> {
     });
     document.body.appendChild(dialog);
     dialog.showModal();
-    (offer.enabled ? go : cancel).focus();
+    (fields[0]?.control ?? (offer.enabled ? go : cancel)).focus();
   });
+}
+
+/** One labelled input of the dialog: a select when the values are known, else a text field. */
+function field(input: ActionInput): {
+  name: string;
+  row: HTMLElement;
+  control: HTMLInputElement | HTMLSelectElement;
+} {
+  const id = `input-${input.name}`;
+  const control =
+    input.options === undefined
+      ? h('input', {
+          id,
+          name: input.name,
+          type: 'text',
+          maxlength: MAX_INPUT_LENGTH,
+          placeholder: input.placeholder,
+          required: input.required,
+          autocomplete: 'off',
+        })
+      : h(
+          'select',
+          { id, name: input.name, required: input.required },
+          ...input.options.map((o) => h('option', { value: o }, o)),
+        );
+  return {
+    name: input.name,
+    control,
+    row: h('p', { class: 'field' }, h('label', { for: id }, input.label), ' ', control),
+  };
 }

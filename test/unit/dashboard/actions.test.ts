@@ -6,10 +6,11 @@ import type { Rollout } from '../../../src/api/rollout.ts';
 import type { KubeClient } from '../../../src/cli/client.ts';
 import { pluginActions } from '../../../src/cli/dashboard/actions.ts';
 import { CliError } from '../../../src/cli/errors.ts';
-import { NOW, pausedStatus, rollout } from '../cli/fixtures.ts';
+import { NOW, pausedStatus, replicaSet, rollout } from '../cli/fixtures.ts';
 
 function fakeClient(ro: Rollout, refuse?: CliError) {
   const patches: object[] = [];
+  const specPatches: unknown[] = [];
   const client = {
     getRollout: () => Promise.resolve(ro),
     patchRolloutStatus: (_ns: string, _name: string, patch: object) => {
@@ -17,8 +18,16 @@ function fakeClient(ro: Rollout, refuse?: CliError) {
       patches.push(patch);
       return Promise.resolve(ro);
     },
+    patchRollout: (_ns: string, _name: string, patch: unknown) => {
+      specPatches.push(patch);
+      return Promise.resolve(ro);
+    },
+    listReplicaSets: () =>
+      Promise.resolve({
+        items: [replicaSet('5t4bl3', 1, 5, 'nginx:1.25'), replicaSet('c4n4ry', 2, 1, 'nginx:1.26')],
+      }),
   } as unknown as KubeClient;
-  return { client, patches };
+  return { client, patches, specPatches };
 }
 
 const deps = {
@@ -36,7 +45,19 @@ describe('dashboard actions', () => {
     const by = Object.fromEntries(offers.map((o) => [o.action, o]));
     assert.deepEqual(
       offers.map((o) => o.action),
-      ['promote', 'promote-full', 'pause', 'resume', 'abort', 'retry'],
+      [
+        'promote',
+        'promote-full',
+        'pause',
+        'resume',
+        'abort',
+        'retry',
+        'approve',
+        'reject',
+        'restart',
+        'set-image',
+        'undo',
+      ],
     );
     assert.equal(by['promote']?.enabled, true);
     assert.equal(by['abort']?.enabled, true);
@@ -86,5 +107,77 @@ describe('dashboard actions', () => {
     assert.equal(result.status, 409);
     assert.match(result.message, /is not aborted/);
     assert.deepEqual(patches, []);
+  });
+
+  it('approve and reject apply only at an approval step, and say so in the plugin’s words', () => {
+    const { client } = fakeClient(rollout(pausedStatus));
+    const by = Object.fromEntries(
+      pluginActions(client, deps)
+        .offers(rollout({ ...pausedStatus, observedGeneration: '2' }), NOW)
+        .map((o) => [o.action, o]),
+    );
+    assert.equal(by['approve']?.enabled, false);
+    assert.match(by['approve']?.note ?? '', /is not waiting for approval/);
+    assert.deepEqual(
+      by['reject']?.inputs?.map((i) => i.name),
+      ['comment'],
+    );
+  });
+
+  it('set image asks for the container (the template’s, or every one) and the image', async () => {
+    const { client, specPatches } = fakeClient(rollout(pausedStatus));
+    const offer = pluginActions(client, deps)
+      .offers(rollout(pausedStatus), NOW)
+      .find((o) => o.action === 'set-image');
+    assert.deepEqual(offer?.inputs?.[0]?.options, ['web', '*']);
+    const result = await pluginActions(client, deps).run({
+      namespace: 'shop',
+      name: 'web',
+      action: 'set-image',
+      inputs: { container: 'web', image: 'nginx:1.27' },
+    });
+    assert.equal(result.ok, true, result.message);
+    assert.deepEqual(specPatches, [
+      [
+        { op: 'test', path: '/spec/template/spec/containers/0/name', value: 'web' },
+        { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:1.27' },
+      ],
+    ]);
+    const bad = await pluginActions(client, deps).run({
+      namespace: 'shop',
+      name: 'web',
+      action: 'set-image',
+      inputs: { container: 'web', image: 'two words' },
+    });
+    assert.deepEqual([bad.ok, bad.status], [false, 409]);
+    assert.equal(specPatches.length, 1, 'nothing more written');
+  });
+
+  it('restart writes spec.restartAt = now; undo a revision that is not a number writes nothing', async () => {
+    const { client, specPatches } = fakeClient(rollout(pausedStatus));
+    const restarted = await pluginActions(client, deps).run({
+      namespace: 'shop',
+      name: 'web',
+      action: 'restart',
+    });
+    assert.equal(restarted.ok, true, restarted.message);
+    assert.deepEqual(specPatches, [
+      {
+        spec: {
+          restartAt: new Date(Math.ceil(NOW / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+        },
+      },
+    ]);
+    const undone = await pluginActions(client, deps).run({
+      namespace: 'shop',
+      name: 'web',
+      action: 'undo',
+      inputs: { revision: 'one' },
+    });
+    assert.deepEqual(
+      [undone.ok, undone.message],
+      [false, 'invalid revision "one": use a revision number'],
+    );
+    assert.equal(specPatches.length, 1);
   });
 });

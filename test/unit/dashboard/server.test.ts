@@ -162,6 +162,30 @@ describe('dashboard server', () => {
     assert.equal(ran.length, 1);
   });
 
+  it('passes an action its inputs; unknown, non-text or overlong inputs are refused unrun', async () => {
+    const headers = {
+      'content-type': 'application/json',
+      origin: `http://${host}`,
+      'x-csrf-token': csrf,
+    };
+    const body = (inputs: unknown) =>
+      JSON.stringify({ namespace: 'shop', name: 'web', action: 'approve', inputs });
+    const before = ran.length;
+    const ok = await post(headers, body({ comment: '<b>ship it</b>' }));
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ran.at(-1), {
+      namespace: 'shop',
+      name: 'web',
+      action: 'approve',
+      inputs: { comment: '<b>ship it</b>' },
+    });
+    for (const inputs of [{ command: 'rm' }, { comment: 3 }, { comment: 'x'.repeat(1025) }, []]) {
+      const res = await post(headers, body(inputs));
+      assert.equal(res.status, 400, JSON.stringify(inputs).slice(0, 40));
+    }
+    assert.equal(ran.length, before + 1);
+  });
+
   it('pushes the list on change only, and frees a stream when the browser goes', async () => {
     const events: string[] = [];
     let resolveSecond: () => void = () => undefined;
