@@ -39,6 +39,7 @@ import {
 import { analysisAct, startMetrics } from './demo-analysis.ts';
 import { approvalAct, startApprovalStage } from './demo-approval.ts';
 import { blueGreenAct } from './demo-bluegreen.ts';
+import { startDashboard } from './demo-dashboard.ts';
 import { installGatewayApi, trafficAct } from './demo-traffic.ts';
 import { Timeline, describeStep } from './demo-timeline.ts';
 
@@ -253,6 +254,16 @@ async function main(): Promise<void> {
   const approvals = await startApprovalStage(ROOT);
   const controller = await startDemoController(approvals.controllerArgs);
   say(`Running (pid ${controller.pid}); it logged "workers started": it is ready.`);
+  const dashboard = await startDashboard(NS);
+  say(
+    ...('url' in dashboard
+      ? [
+          'The same Rollouts, live in a browser while the demo runs (`kubectl stepwise dashboard`,',
+          'acting with your kubeconfig; the address carries a one-time sign-in token):',
+          `  ${bold(dashboard.url)}`,
+        ]
+      : [`(The dashboard did not start: ${dashboard.failed}; the demo goes on without it.)`]),
+  );
 
   section('3. The first deploy');
   await kubectl('create', 'namespace', NS);
