@@ -40,7 +40,13 @@ export const registerDashboard: Registrar = (program, deps, act) => {
         const { startWatches } = await import('../dashboard/watches.ts');
         const { pluginActions } = await import('../dashboard/actions.ts');
         const watches = startWatches(client, opts.allNamespaces ? undefined : namespace);
-        const [assets] = await Promise.all([dashboardAssets(), watches.started]);
+        // Who the actions are sent as: "awaiting my approval" is computed for them. A server
+        // that cannot say (no SelfSubjectReview) leaves that filter off.
+        const [assets, viewer] = await Promise.all([
+          dashboardAssets(),
+          client.whoAmI().catch(() => undefined),
+          watches.started,
+        ]);
         let dashboard;
         try {
           dashboard = await serveDashboard({
@@ -48,6 +54,7 @@ export const registerDashboard: Registrar = (program, deps, act) => {
             actions: pluginActions(client, deps),
             assets,
             port: opts.port,
+            ...(viewer === undefined ? {} : { viewer }),
           });
         } catch (err) {
           watches.stop();

@@ -10,6 +10,7 @@ import { toTime, type PodLike, type ReplicaSetLike } from '../../cli/render/obje
 import { strategyView } from '../../cli/render/strategies/index.ts';
 import { sanitised } from '../../cli/sanitise.ts';
 import { metricCharts } from './charts.ts';
+import { approvalAsk } from './approval-ask.ts';
 import { needsMe } from './pauses.ts';
 import { strategyPart } from './strategies.ts';
 import type { ActionOffer, ConditionView, DetailView, EventView, RowView } from './wire.ts';
@@ -17,12 +18,13 @@ import type { ActionOffer, ConditionView, DetailView, EventView, RowView } from 
 export const keyOf = (ro: Rollout): string =>
   `${ro.metadata.namespace ?? ''}/${ro.metadata.name ?? ''}`;
 
-export function rowOf(raw: Rollout): RowView {
+export function rowOf(raw: Rollout, now = Date.now()): RowView {
   const ro = sanitised(raw);
   const { phase, message } = rolloutPhase(ro);
   const view = strategyView(ro);
   const cells = view.listCells(ro);
   const why = needsMe(ro);
+  const approval = approvalAsk(ro, now);
   return {
     key: keyOf(ro),
     namespace: ro.metadata.namespace ?? '',
@@ -34,13 +36,14 @@ export function rowOf(raw: Rollout): RowView {
     setWeight: cells.setWeight,
     images: (ro.spec.template?.spec?.containers ?? []).flatMap((c) => c.image ?? []),
     ...(why !== undefined ? { needsMe: why } : {}),
+    ...(approval !== undefined ? { approval } : {}),
   };
 }
 
 /** Rows sorted: people wanted first, then by namespace and name. */
-export function rowsOf(rollouts: readonly Rollout[]): RowView[] {
+export function rowsOf(rollouts: readonly Rollout[], now = Date.now()): RowView[] {
   return rollouts
-    .map(rowOf)
+    .map((ro) => rowOf(ro, now))
     .sort(
       (a, b) =>
         Number(b.needsMe !== undefined) - Number(a.needsMe !== undefined) ||

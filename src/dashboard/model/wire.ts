@@ -27,6 +27,22 @@ export interface RowView {
   readonly images: readonly string[];
   /** Why a person is wanted (Degraded, awaiting approval, waits for promote…); absent: nobody. */
   readonly needsMe?: string;
+  /** Waiting at an approval step: whom it asks (absent: not waiting for approval). */
+  readonly approval?: ApprovalAsk;
+}
+
+/** Whom an approval step asks; no users and no groups: anyone RBAC lets approve. */
+export interface ApprovalAsk {
+  readonly users: readonly string[];
+  readonly groups: readonly string[];
+  /** Who approved in this wait already. */
+  readonly decided: readonly string[];
+}
+
+/** The person the page acts as (the plugin's user, or the signed-in one). */
+export interface Viewer {
+  readonly username: string;
+  readonly groups: readonly string[];
 }
 
 export type StepState = 'done' | 'current' | 'pending';
@@ -166,6 +182,8 @@ export interface ListPayload extends Problems {
   /** `all namespaces` or `namespace team-a` */
   readonly scope: string;
   readonly rows: readonly RowView[];
+  /** Whom the page acts as, when known: "awaiting my approval" is computed for them. */
+  readonly viewer?: Viewer;
 }
 
 export interface DetailPayload extends Problems {

@@ -20,6 +20,7 @@ import {
   type ActionResult,
   type DetailPayload,
   type ListPayload,
+  type Viewer,
 } from '../model/wire.ts';
 import type { Hub } from './hub.ts';
 import { refusalPage, shellPage } from './pages.ts';
@@ -46,6 +47,8 @@ export interface DashboardOptions {
   readonly now?: () => number;
   /** A comment line on idle streams, so a dropped browser is noticed. Default 15 s. */
   readonly heartbeatMs?: number;
+  /** Whom every action is sent as (the kubeconfig's user), when the API server said. */
+  readonly viewer?: Viewer;
 }
 
 export interface Dashboard {
@@ -178,7 +181,13 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
   }
 
   function listPayload(t: number): ListPayload {
-    return { now: t, scope: o.hub.scope, rows: o.hub.rows(), problems: o.hub.problems };
+    return {
+      now: t,
+      scope: o.hub.scope,
+      rows: o.hub.rows(),
+      problems: o.hub.problems,
+      ...(o.viewer === undefined ? {} : { viewer: o.viewer }),
+    };
   }
 
   function detailPayload(namespace: string, name: string, t: number): DetailPayload {

@@ -1,6 +1,6 @@
 /**
  * The list: every Rollout the watches hold, with counts per phase, filters (phase, namespace,
- * "needs me") and search. The controls are built once and keep their state and focus; each
+ * "needs me", "awaiting my approval") and search. The controls are built once and keep their state and focus; each
  * update redraws the counts and the table only.
  */
 import { countRows, filterRows, namespacesOf, type ListFilter } from '../model/filter.ts';
@@ -12,6 +12,7 @@ interface Filter extends ListFilter {
   phase?: Phase | undefined;
   namespace?: string | undefined;
   needsMe?: boolean | undefined;
+  awaitingMe?: boolean | undefined;
   search?: string | undefined;
 }
 
@@ -28,6 +29,14 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
   );
   const namespace = h('select', { id: 'f-namespace' }, h('option', { value: '' }, 'all'));
   const needsMe = h('input', { type: 'checkbox', id: 'f-needs-me' });
+  const awaitingMe = h('input', { type: 'checkbox', id: 'f-awaiting-me' });
+  // Shown once the payload says who the viewer is.
+  const awaitingMeLabel = h(
+    'label',
+    { for: 'f-awaiting-me', class: 'check', hidden: true },
+    awaitingMe,
+    ' Awaiting my approval',
+  );
   const search = h('input', {
     type: 'search',
     id: 'f-search',
@@ -35,6 +44,7 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
   });
   phase.value = filter.phase ?? '';
   needsMe.checked = !!filter.needsMe;
+  awaitingMe.checked = !!filter.awaitingMe;
   search.value = filter.search ?? '';
   const table = h('div', { class: 'table-wrap' });
   let last: ListPayload | undefined;
@@ -53,6 +63,10 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
     filter.needsMe = needsMe.checked;
     redraw();
   });
+  awaitingMe.addEventListener('change', () => {
+    filter.awaitingMe = awaitingMe.checked;
+    redraw();
+  });
   search.addEventListener('input', () => {
     filter.search = search.value;
     redraw();
@@ -69,6 +83,7 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
       h('label', { for: 'f-namespace' }, 'Namespace '),
       namespace,
       h('label', { for: 'f-needs-me', class: 'check' }, needsMe, ' Needs me'),
+      awaitingMeLabel,
       h('label', { for: 'f-search' }, 'Search '),
       search,
     ),
@@ -78,12 +93,16 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
 
   function draw(p: ListPayload): void {
     fill(problems, problemsBox(p.problems));
-    const c = countRows(p.rows);
+    const c = countRows(p.rows, p.viewer);
+    awaitingMeLabel.hidden = p.viewer === undefined;
     fill(
       counts,
       `${p.rows.length} rollouts: `,
       ...PHASES.flatMap((ph) => [badge(ph), ` ${c.byPhase[ph]}  `]),
       h('span', { class: 'needs-me' }, `needs me ${c.needsMe}`),
+      p.viewer === undefined
+        ? null
+        : h('span', { class: 'awaiting-me' }, `  awaiting my approval ${c.awaitingMe}`),
     );
     const chosen = namespace.value;
     fill(
@@ -92,7 +111,7 @@ export function listView(root: HTMLElement): (payload: ListPayload) => void {
       ...namespacesOf(p.rows).map((ns) => h('option', { value: ns }, ns)),
     );
     namespace.value = chosen;
-    const rows = filterRows(p.rows, filter);
+    const rows = filterRows(p.rows, filter, p.viewer);
     if (rows.length === 0) {
       fill(table, h('p', { class: 'empty' }, p.rows.length === 0 ? 'No Rollouts.' : 'None match.'));
       return;

@@ -2,8 +2,10 @@
 // "needs me", the list's counts and filters, and text from the cluster kept inert.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApprovalRecord } from '../../../src/api/approval.ts';
 import type { Rollout, RolloutStatus } from '../../../src/api/rollout.ts';
 import {
+  awaitsViewer,
   countRows,
   filterRows,
   namespacesOf,
@@ -150,6 +152,7 @@ describe('the list', () => {
     assert.deepEqual(countRows(rows), {
       byPhase: { Progressing: 0, Paused: 2, Degraded: 1, Healthy: 1 },
       needsMe: 2,
+      awaitingMe: 0,
     });
   });
 
@@ -260,5 +263,69 @@ describe('the Rollout view', () => {
       assert.equal(d.strategy.endsAt, NOW + 55_000);
       assert.ok(d.strategy.lines.every(([, v]) => !v.includes('promotes itself in')));
     }
+  });
+});
+
+describe('awaiting my approval', () => {
+  const waiting = (
+    approvers: { users?: string[]; groups?: string[] },
+    approvals: ApprovalRecord[] = [],
+  ) =>
+    at(
+      'shop',
+      'web',
+      {
+        ...pausedStatus,
+        observedGeneration: '2',
+        currentStepIndex: 1,
+        pauseConditions: [{ reason: 'AwaitingApproval', startTime: ago(30) }],
+        approvals,
+      },
+      {
+        strategy: {
+          canary: { steps: [{ setWeight: 20 }, { approval: { approvers } }, { setWeight: 50 }] },
+        },
+      },
+    );
+  const alice = { username: 'alice', groups: ['sre', 'system:authenticated'] };
+  const bob = { username: 'bob', groups: ['dev'] };
+
+  it('asks the users and groups the step names; naming nobody asks anyone', () => {
+    const named = rowOf(waiting({ users: ['bob'], groups: ['sre'] }), NOW);
+    assert.deepEqual(named.approval, { users: ['bob'], groups: ['sre'], decided: [] });
+    assert.deepEqual(
+      [alice, bob, { username: 'carol', groups: ['dev'] }].map((v) => awaitsViewer(named, v)),
+      [true, true, false],
+    );
+    assert.equal(awaitsViewer(rowOf(waiting({}), NOW), bob), true);
+    assert.equal(awaitsViewer(named, undefined), false, 'an unknown viewer is asked nothing');
+    assert.equal(rowOf(rollout(pausedStatus), NOW).approval, undefined, 'not an approval step');
+  });
+
+  it('filters and counts for the viewer; who already approved is not asked again', () => {
+    const rows = [
+      rowOf(waiting({ groups: ['sre'] }), NOW),
+      rowOf(waiting({ users: ['bob'] }), NOW),
+      rowOf(rollout(pausedStatus), NOW),
+    ];
+    assert.equal(filterRows(rows, { awaitingMe: true }, alice).length, 1);
+    assert.equal(countRows(rows, bob).awaitingMe, 1);
+    assert.equal(countRows(rows).awaitingMe, 0);
+    const decided = rowOf(
+      waiting({ groups: ['sre'] }, [
+        {
+          step: 1,
+          revision: pausedStatus.currentPodHash ?? '',
+          decision: 'Approve',
+          by: 'alice',
+          groups: ['sre'],
+          via: 'plugin',
+          at: ago(5),
+        },
+      ]),
+      NOW,
+    );
+    assert.deepEqual(decided.approval?.decided, ['alice']);
+    assert.equal(awaitsViewer(decided, alice), false);
   });
 });
