@@ -1,0 +1,99 @@
+// The dashboard server's memory over 10,000 page loads (issue 23: flat within ±10 %; Argo's
+// dashboard leaked, argo-rollouts#2095). A page load is what the browser does: the shell page,
+// its script and style, the list's event stream opened and its first event read, then a
+// Rollout's stream the same way, and both dropped as the page goes; every 50 loads a Rollout
+// changes and every open stream is pushed. The server (dashboard-server.ts: 100 synthetic
+// Rollouts; the watches are not what is weighed) runs in a process of its own, so its heap and
+// RSS are its own, read after full collections at 1,000 loads (warm) and every 1,000 after.
+// No cluster: `make bench BENCH=dashboard`.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { Reply, Request } from './dashboard-server.ts';
+import { ROLLOUTS } from './dashboard-server.ts';
+import { machine, type Benchmark } from './harness.ts';
+
+const LOADS = Number(process.env['BENCH_DASHBOARD_LOADS'] ?? 10_000);
+const MB = 1024 * 1024;
+
+/** Reads an event stream until its first event, then drops the connection. */
+async function firstEvent(url: string, cookie: string): Promise<void> {
+  const abort = new AbortController();
+  const res = await fetch(url, { headers: { cookie }, signal: abort.signal });
+  const decoder = new TextDecoder();
+  let seen = '';
+  for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+    seen += decoder.decode(chunk);
+    if (seen.includes('\n\n')) break;
+  }
+  abort.abort();
+}
+
+/** Asks the server process and waits for its answer of that kind. */
+async function ask(
+  server: ChildProcess,
+  req: Request,
+): Promise<Extract<Reply, { kind: 'memory' }>> {
+  const answer = once(server, 'message') as Promise<[Reply]>;
+  server.send(req);
+  const [reply] = await answer;
+  if (reply.kind !== 'memory') throw new Error(`unexpected reply ${reply.kind}`);
+  return reply;
+}
+
+const bench: Benchmark = {
+  name: 'dashboard',
+  description: `dashboard server memory over ${LOADS} page loads`,
+  async run(ctx) {
+    const server = fork(join(import.meta.dirname, 'dashboard-server.ts'), [], {
+      execArgv: [...process.execArgv, '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const [ready] = (await once(server, 'message')) as [Reply];
+    if (ready.kind !== 'ready') throw new Error('the dashboard server did not start');
+    const origin = `http://127.0.0.1:${ready.port}`;
+    const signIn = await fetch(ready.url, { redirect: 'manual' });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const samples: { loads: number; heapMb: number; rssMb: number; streams: number }[] = [];
+    try {
+      for (let load = 1; load <= LOADS; load++) {
+        for (const path of ['/', '/app.js', '/app.css']) {
+          await (await fetch(origin + path, { headers: { cookie } })).arrayBuffer();
+        }
+        await firstEvent(`${origin}/api/stream`, cookie);
+        const key = `team-${load % 10}/web-${load % ROLLOUTS}`;
+        await firstEvent(`${origin}/api/stream?rollout=${key}`, cookie);
+        if (load % 50 === 0) server.send({ kind: 'change', load } satisfies Request);
+        if (load % 1000 === 0) {
+          const m = await ask(server, { kind: 'memory' });
+          samples.push({
+            loads: load,
+            heapMb: m.heapUsed / MB,
+            rssMb: m.rss / MB,
+            streams: m.streams,
+          });
+          ctx.log(`dashboard: ${load} page loads, server heap ${(m.heapUsed / MB).toFixed(1)} MB`);
+        }
+      }
+    } finally {
+      server.disconnect();
+      await once(server, 'exit');
+    }
+    const warm = samples[0];
+    const last = samples.at(-1);
+    if (warm === undefined || last === undefined) throw new Error('no samples');
+    const growth = (last.heapMb - warm.heapMb) / warm.heapMb;
+    const rssGrowth = (last.rssMb - warm.rssMb) / warm.rssMb;
+    return {
+      summary: [
+        `server heap after GC: ${samples.map((s) => `${s.loads / 1000}k ${s.heapMb.toFixed(1)} MB`).join(', ')}`,
+        `heap growth from ${warm.loads} to ${last.loads} loads: ${(growth * 100).toFixed(1)} % (target within ±10 %)`,
+        `server RSS: ${warm.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB (${(rssGrowth * 100).toFixed(1)} %)`,
+        `event streams open at the end (every page gone): ${last.streams}`,
+      ],
+      data: { machine: machine(), loads: LOADS, rollouts: ROLLOUTS, samples, growth, rssGrowth },
+    };
+  },
+};
+
+export default bench;
