@@ -51,7 +51,7 @@ export function planInPlaceTakeover(o: Observed, stepsHash?: string): Plan | und
           stepsHash,
         })
       : undefined;
-  if (taken?.kind === 'stableMissing') return refuseStableMissing(o, prev, taken.stable);
+  if (taken?.kind === 'stableMissing') return refuseStableMissing(o, taken.stable);
   const status: RolloutStatus =
     taken?.kind === 'status' ? { ...taken.status, phase: prev.phase, message: prev.message } : prev;
   const step = status.currentStepIndex;
@@ -82,51 +82,35 @@ const LAPSE_MARGIN_MS = 1000;
  * lapse; a renewal seen meanwhile wakes nothing, a release does.
  */
 function standAside(o: Observed, argo: ArgoControllerRunning): Plan {
-  const prev = o.rollout.status ?? {};
   const message = `Argo Rollouts' controller is running: it holds its leader Lease ${argo.lease} (holder ${argo.holder}), and two controllers would write the same Rollout, ReplicaSets and Services; nothing taken over or written until it stops (scale it to 0)`;
-  const conditions = setCondition(
-    prev.conditions ?? [],
-    {
-      type: ConditionType.Adopted,
-      status: 'False',
-      reason: Reason.ArgoRolloutsControllerRunning,
-      message,
-    },
-    new Date(o.now).toISOString(),
-  );
-  const status: RolloutStatus = { ...prev, conditions: [...conditions] };
   const requeueAfterMs = argo.heldUntil - o.now + LAPSE_MARGIN_MS;
-  if (sameStatus(status, prev)) return { writes: [], requeueAfterMs };
-  return {
-    writes: [
-      { kind: 'applyStatus', status },
-      warning(Reason.ArgoRolloutsControllerRunning, message),
-    ],
-    requeueAfterMs,
-  };
+  return { ...refusal(o, Reason.ArgoRolloutsControllerRunning, message), requeueAfterMs };
 }
 
 /** Argo's stableRS names no live ReplicaSet: nothing planned from a stable that is not there. */
-function refuseStableMissing(o: Observed, prev: RolloutStatus, stable: string): Plan {
+function refuseStableMissing(o: Observed, stable: string): Plan {
   const message = `status.stableRS ${stable} (as Argo Rollouts left it) names no live ReplicaSet of this Rollout; nothing taken over, nothing scaled`;
+  return refusal(o, Reason.StableReplicaSetMissing, message, { phase: 'Degraded' });
+}
+
+/** Adopted False with `reason`, and a warning, when that is news; else nothing written. */
+function refusal(
+  o: Observed,
+  reason: Reason,
+  message: string,
+  also: { phase?: 'Degraded' } = {},
+): Plan {
+  const prev = o.rollout.status ?? {};
   const conditions = setCondition(
     prev.conditions ?? [],
-    {
-      type: ConditionType.Adopted,
-      status: 'False',
-      reason: Reason.StableReplicaSetMissing,
-      message,
-    },
+    { type: ConditionType.Adopted, status: 'False', reason, message },
     new Date(o.now).toISOString(),
   );
   const status: RolloutStatus = {
     ...prev,
-    phase: 'Degraded',
-    message: `${Reason.StableReplicaSetMissing}: ${message}`,
+    ...(also.phase === undefined ? {} : { phase: also.phase, message: `${reason}: ${message}` }),
     conditions: [...conditions],
   };
   if (sameStatus(status, prev)) return { writes: [] };
-  return {
-    writes: [{ kind: 'applyStatus', status }, warning(Reason.StableReplicaSetMissing, message)],
-  };
+  return { writes: [{ kind: 'applyStatus', status }, warning(reason, message)] };
 }
