@@ -2,6 +2,8 @@
 // models of Kubernetes release-1.36. Do not edit by hand.
 import type { PodTemplateModels } from './pod-template-types.ts';
 
+export const POD_TEMPLATE_RELEASE = 'release-1.36';
+
 export const POD_TEMPLATE_MODELS: PodTemplateModels = {
   V1PodTemplateSpec: {
     metadata: 'V1ObjectMeta',

@@ -73,6 +73,8 @@ export function renderPodTemplateFields(): string {
     `// models of Kubernetes ${kubernetesRelease()}. Do not edit by hand.`,
     `import type { PodTemplateModels } from './pod-template-types.ts';`,
     '',
+    `export const POD_TEMPLATE_RELEASE = '${kubernetesRelease()}';`,
+    '',
     'export const POD_TEMPLATE_MODELS: PodTemplateModels = {',
   ];
   for (const [name, fields] of podTemplateModels()) {

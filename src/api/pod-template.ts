@@ -7,7 +7,7 @@
  * models have them; scalar types are left to the API server (client-node types a Quantity as a
  * string, and Kubernetes takes `cpu: 1`). Pure; one walk over the template.
  */
-import { POD_TEMPLATE_MODELS } from './pod-template-fields.ts';
+import { POD_TEMPLATE_MODELS, POD_TEMPLATE_RELEASE } from './pod-template-fields.ts';
 import { LEAF_TYPES, POD_TEMPLATE_ROOT } from './pod-template-types.ts';
 
 /** Problems past this many are counted, not listed: a template from another tool can have many. */
@@ -75,9 +75,13 @@ function check(value: unknown, ref: string, path: string, problems: string[]): v
   }
 }
 
+/** With a guess when one is near; else naming the release, for a field newer than our models
+ *  (a Rollout needing one can take its template from a Deployment through workloadRef). */
 function unknownField(key: string, ref: string, known: readonly string[]): string {
   const guess = closest(key, known);
-  return `unknown field in a ${kindName(ref)}${guess === undefined ? '' : ` (did you mean ${guess}?)`}`;
+  const hint =
+    guess === undefined ? `Kubernetes ${POD_TEMPLATE_RELEASE}` : `did you mean ${guess}?`;
+  return `unknown field in a ${kindName(ref)} (${hint})`;
 }
 
 /** `V1Container` → `Container`, `CoreV1ResourceClaim` → `ResourceClaim`: as Kubernetes names it. */

@@ -39,14 +39,14 @@ test('a misspelt probe field is refused, deep in the container', () => {
 
 test('an unknown top-level template key is refused (containers belong under spec)', () => {
   assert.deepEqual(podTemplateProblems({ metadata: {}, containers: [container] }), [
-    'spec.template.containers: unknown field in a PodTemplateSpec',
+    'spec.template.containers: unknown field in a PodTemplateSpec (Kubernetes release-1.36)',
   ]);
 });
 
 test('a case slip is suggested; a name far from any field gets no guess', () => {
   assert.deepEqual(podTemplateProblems(templateWith({ NodeSelector: {}, flavour: 'x' })), [
     'spec.template.spec.NodeSelector: unknown field in a PodSpec (did you mean nodeSelector?)',
-    'spec.template.spec.flavour: unknown field in a PodSpec',
+    'spec.template.spec.flavour: unknown field in a PodSpec (Kubernetes release-1.36)',
   ]);
 });
 
