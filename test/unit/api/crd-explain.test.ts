@@ -72,12 +72,18 @@ const KINDS = [
 ] as const;
 
 for (const kind of KINDS) {
-  test(`kubectl explain describes at least 95 % of the ${kind}'s spec fields`, () => {
-    const spec = schemaOf(kind).spec;
+  test(`kubectl explain describes at least 95 % of the ${kind}'s spec fields`, (t) => {
+    const { spec, status } = schemaOf(kind);
     assert.ok(spec, `${kind} has a spec`);
     const c = coverage(spec, 'spec', ['spec.template']);
     assert.ok(c.fields > 0, 'the walk found fields');
     const percent = (share(c) * 100).toFixed(1);
+    t.diagnostic(`${kind} spec: ${percent} % of ${c.fields} fields described`);
+    if (status) {
+      // Not required (the controller writes it), but shown.
+      const s = coverage(status, 'status');
+      t.diagnostic(`${kind} status: ${(share(s) * 100).toFixed(1)} % of ${s.fields} fields`);
+    }
     assert.ok(
       share(c) >= THRESHOLD,
       `${kind}: ${percent} % of ${c.fields} spec fields described; without a description:\n  ` +
