@@ -73,10 +73,12 @@ typecheck: deps
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
+	$(TS) src/api/pod-template-gen.ts --write
 	$(TS) test/helm/chart-copies.ts --write
 
 crds-check: deps
 	$(TS) src/api/crd-gen.ts --check
+	$(TS) src/api/pod-template-gen.ts --check
 	$(TS) test/helm/chart-copies.ts --check
 
 # The Helm chart's copies of deploy/ (CRDs, RBAC, identity policy), after editing those.

@@ -11,14 +11,22 @@
  */
 import Type, { type Static } from 'typebox';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
+import { Described, IntOrString, Opaque, StringEnum, StringMap, Strict, Time } from './schema.ts';
 
 const Count = (description: string): ReturnType<typeof Type.Integer> =>
   Type.Integer({ minimum: 0, format: 'int32', description });
 
 /** A list whose items server-side apply merges by `key` (Argo's patchMergeKey). */
-const MapList = <T extends Parameters<typeof Type.Array>[0]>(items: T, key: string) =>
-  Type.Array(items, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [key] });
+const MapList = <T extends Parameters<typeof Type.Array>[0]>(
+  items: T,
+  key: string,
+  description: string,
+) =>
+  Type.Array(items, {
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': [key],
+    description,
+  });
 
 export const SecretKeyRefSchema = Strict(
   {
@@ -28,17 +36,22 @@ export const SecretKeyRefSchema = Strict(
   { description: 'A value kept in a Secret, read when a measurement is taken.' },
 );
 
-export const FieldRefSchema = Strict({
-  fieldPath: Type.String({
-    description: "A field of the Rollout, e.g. metadata.labels['env'] or spec.replicas.",
-  }),
-});
+export const FieldRefSchema = Strict(
+  {
+    fieldPath: Type.String({
+      description: "A field of the Rollout, e.g. metadata.labels['env'] or spec.replicas.",
+    }),
+  },
+  { description: 'A field of the Rollout that creates the run.' },
+);
 
 export const PodTemplateHashValues = ['Stable', 'Latest'] as const;
 
 export const ArgumentSchema = Strict({
-  name: Type.String({ minLength: 1 }),
-  value: Type.Optional(Type.String({ description: 'Referenced as {{args.<name>}}.' })),
+  name: Type.String({ minLength: 1, description: 'Referenced in metrics as {{args.<name>}}.' }),
+  value: Type.Optional(
+    Type.String({ description: 'The value; unset: the Rollout (or run) must supply it.' }),
+  ),
   valueFrom: Type.Optional(
     Strict(
       {
@@ -55,20 +68,33 @@ export const ArgumentSchema = Strict({
   ),
 });
 
-export const DryRunSchema = Strict({
-  metricName: Type.String({ description: 'Regular expression over metric names (.* = all).' }),
-});
+export const DryRunSchema = Strict(
+  {
+    metricName: Type.String({ description: 'Regular expression over metric names (.* = all).' }),
+  },
+  { description: 'Metrics whose failure does not fail the run; reported in dryRunSummary.' },
+);
 
-export const MeasurementRetentionSchema = Strict({
-  metricName: Type.String({ description: 'Regular expression over metric names.' }),
-  limit: Type.Integer({ format: 'int32', description: 'Measurements kept; 0 keeps 10.' }),
-});
+export const MeasurementRetentionSchema = Strict(
+  {
+    metricName: Type.String({ description: 'Regular expression over metric names.' }),
+    limit: Type.Integer({ format: 'int32', description: 'Measurements kept; 0 keeps 10.' }),
+  },
+  { description: 'How many measurements the run keeps for the metrics matched.' },
+);
 
 export const WebMetricHeaderSchema = Strict(
   {
-    key: Type.String({ minLength: 1 }),
-    value: Type.Optional(Type.String()),
-    valueFrom: Type.Optional(Strict({ secretKeyRef: SecretKeyRefSchema })),
+    key: Type.String({ minLength: 1, description: "The header's name." }),
+    value: Type.Optional(
+      Type.String({ description: "The header's value; {{args.<name>}} substituted." }),
+    ),
+    valueFrom: Type.Optional(
+      Strict(
+        { secretKeyRef: SecretKeyRefSchema },
+        { description: "The header's value from a Secret, instead of value." },
+      ),
+    ),
   },
   { description: 'An HTTP header: value, or valueFrom.secretKeyRef (not both).' },
 );
@@ -76,16 +102,26 @@ export const WebMetricHeaderSchema = Strict(
 export const AuthenticationSchema = Strict(
   {
     basicAuth: Type.Optional(
-      Strict({
-        username: Type.Optional(Type.String()),
-        password: Type.Optional(
-          Type.String({ description: 'Only as {{args.<name>}} of a secretKeyRef arg.' }),
-        ),
-        usernameSecretKeyRef: Type.Optional(SecretKeyRefSchema),
-        passwordSecretKeyRef: Type.Optional(SecretKeyRefSchema),
-      }),
+      Strict(
+        {
+          username: Type.Optional(
+            Type.String({ description: 'The user name, as text or {{args.<name>}}.' }),
+          ),
+          password: Type.Optional(
+            Type.String({ description: 'Only as {{args.<name>}} of a secretKeyRef arg.' }),
+          ),
+          usernameSecretKeyRef: Type.Optional(SecretKeyRefSchema),
+          passwordSecretKeyRef: Type.Optional(SecretKeyRefSchema),
+        },
+        { description: 'HTTP basic authentication.' },
+      ),
     ),
-    bearer: Type.Optional(Strict({ tokenSecretKeyRef: SecretKeyRefSchema })),
+    bearer: Type.Optional(
+      Strict(
+        { tokenSecretKeyRef: SecretKeyRefSchema },
+        { description: 'An Authorization: Bearer token, from a Secret.' },
+      ),
+    ),
   },
   { description: 'Credentials, from Secrets only.' },
 );
@@ -98,20 +134,27 @@ export const PrometheusMetricSchema = Strict({
     Type.Integer({ minimum: 0, format: 'int64', description: 'Seconds. Default 30.' }),
   ),
   insecure: Type.Optional(Type.Boolean({ description: 'Skip TLS verification.' })),
-  headers: Type.Optional(Type.Array(WebMetricHeaderSchema)),
+  headers: Type.Optional(
+    Type.Array(WebMetricHeaderSchema, { description: 'HTTP headers sent with the query.' }),
+  ),
   rangeQuery: Type.Optional(
-    Strict({
-      start: Type.Optional(Type.String({ description: 'e.g. now() - duration("5m")' })),
-      end: Type.Optional(Type.String({ description: 'e.g. now()' })),
-      step: Type.Optional(Type.String({ description: 'Duration, e.g. "30s".' })),
-    }),
+    Strict(
+      {
+        start: Type.Optional(Type.String({ description: 'e.g. now() - duration("5m")' })),
+        end: Type.Optional(Type.String({ description: 'e.g. now()' })),
+        step: Type.Optional(Type.String({ description: 'Duration, e.g. "30s".' })),
+      },
+      { description: 'Run a range query over this window instead of an instant query.' },
+    ),
   ),
 });
 
 export const WebMetricSchema = Strict({
   method: Type.Optional(StringEnum(['GET', 'POST', 'PUT'], { description: 'Default GET.' })),
-  url: Type.String(),
-  headers: Type.Optional(Type.Array(WebMetricHeaderSchema)),
+  url: Type.String({ description: 'The URL to call; {{args.<name>}} substituted.' }),
+  headers: Type.Optional(
+    Type.Array(WebMetricHeaderSchema, { description: 'HTTP headers sent with the request.' }),
+  ),
   body: Type.Optional(Type.String({ description: 'POST/PUT body as text.' })),
   jsonBody: Type.Optional(Opaque<Record<string, unknown>>({ description: 'POST/PUT JSON body.' })),
   timeoutSeconds: Type.Optional(
@@ -123,16 +166,31 @@ export const WebMetricSchema = Strict({
 
 export const JobMetricSchema = Strict({
   metadata: Type.Optional(
-    Strict({ labels: Type.Optional(StringMap), annotations: Type.Optional(StringMap) }),
+    Strict(
+      {
+        labels: Type.Optional(Described(StringMap, 'Labels added to the Job.')),
+        annotations: Type.Optional(Described(StringMap, 'Annotations added to the Job.')),
+      },
+      { description: 'Labels and annotations added to the Job.' },
+    ),
   ),
   spec: Opaque<Record<string, unknown>>({ description: 'A batch/v1 JobSpec.' }),
 });
 
 export const MetricProviderSchema = Strict(
   {
-    prometheus: Type.Optional(PrometheusMetricSchema),
-    web: Type.Optional(WebMetricSchema),
-    job: Type.Optional(JobMetricSchema),
+    prometheus: Type.Optional(
+      Described(PrometheusMetricSchema, 'Measure with a Prometheus query.'),
+    ),
+    web: Type.Optional(
+      Described(WebMetricSchema, 'Measure with an HTTP request: a value from its JSON response.'),
+    ),
+    job: Type.Optional(
+      Described(
+        JobMetricSchema,
+        'Measure with a Kubernetes Job: Successful if it completes, Failed if it fails.',
+      ),
+    ),
   },
   { minProperties: 1, maxProperties: 1, description: 'Exactly one provider.' },
 );
@@ -140,7 +198,7 @@ export const MetricProviderSchema = Strict(
 const Limit = (description: string) => Type.Optional(IntOrString({ description }));
 
 export const MetricSchema = Strict({
-  name: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1, description: "The metric's name, unique in the run." }),
   interval: Type.Optional(
     Type.String({ description: 'Between measurements, e.g. "30s". Omitted: one measurement.' }),
   ),
@@ -157,15 +215,26 @@ export const MetricSchema = Strict({
 
 const Metrics = Type.Array(MetricSchema, {
   minItems: 1,
+  description: 'What to measure, how often, and what counts as success or failure.',
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['name'],
 });
 
 const specFields = {
   metrics: Metrics,
-  args: Type.Optional(MapList(ArgumentSchema, 'name')),
-  dryRun: Type.Optional(MapList(DryRunSchema, 'metricName')),
-  measurementRetention: Type.Optional(MapList(MeasurementRetentionSchema, 'metricName')),
+  args: Type.Optional(
+    MapList(ArgumentSchema, 'name', 'Arguments the metrics use as {{args.<name>}}.'),
+  ),
+  dryRun: Type.Optional(
+    MapList(DryRunSchema, 'metricName', 'Metrics measured whose failure does not fail the run.'),
+  ),
+  measurementRetention: Type.Optional(
+    MapList(
+      MeasurementRetentionSchema,
+      'metricName',
+      'How many measurements the run keeps per metric (default 10).',
+    ),
+  ),
 };
 
 export const AnalysisTemplateSpecSchema = Strict(specFields);
@@ -185,46 +254,65 @@ export const AnalysisPhases = [
 ] as const;
 const Phase = StringEnum(AnalysisPhases);
 
-export const MeasurementSchema = Strict({
-  phase: Phase,
-  message: Type.Optional(Type.String()),
-  startedAt: Type.Optional(Time),
-  finishedAt: Type.Optional(Time),
-  value: Type.Optional(Type.String({ description: 'The measured value, as text.' })),
-  metadata: Type.Optional(StringMap),
-  resumeAt: Type.Optional(Time),
+export const MeasurementSchema = Strict(
+  {
+    phase: Described(Phase, 'Successful, Failed, Inconclusive, Error, or Running while under way.'),
+    message: Type.Optional(Type.String({ description: 'Why, when it is Error or Failed.' })),
+    startedAt: Type.Optional(Described(Time, 'When the measurement began.')),
+    finishedAt: Type.Optional(Described(Time, 'When the measurement ended.')),
+    value: Type.Optional(Type.String({ description: 'The measured value, as text.' })),
+    metadata: Type.Optional(
+      Described(StringMap, 'Provider details, e.g. the Job a job metric ran.'),
+    ),
+    resumeAt: Type.Optional(Described(Time, 'When a measurement still running is next looked at.')),
+  },
+  { description: 'One measurement of a metric.' },
+);
+
+/** Tallies by phase: of a metric's measurements, or of a run's metrics. */
+const counters = (what: 'measurements' | 'metrics') => ({
+  count: Type.Optional(
+    Count(what === 'metrics' ? 'Metrics.' : 'Measurements: Successful + Failed + Inconclusive.'),
+  ),
+  successful: Type.Optional(Count(`Successful ${what}.`)),
+  failed: Type.Optional(Count(`Failed ${what}.`)),
+  inconclusive: Type.Optional(Count(`Inconclusive ${what}.`)),
+  error: Type.Optional(Count(`${what === 'metrics' ? 'Metrics' : 'Measurements'} in Error.`)),
 });
 
-const counters = {
-  count: Type.Optional(Count('Successful + Failed + Inconclusive.')),
-  successful: Type.Optional(Count('Successful measurements.')),
-  failed: Type.Optional(Count('Failed measurements.')),
-  inconclusive: Type.Optional(Count('Inconclusive measurements.')),
-  error: Type.Optional(Count('Measurements in Error.')),
-};
+export const RunSummarySchema = Strict(counters('metrics'));
 
-export const RunSummarySchema = Strict(counters);
-
-export const MetricResultSchema = Strict({
-  name: Type.String(),
-  phase: Phase,
-  measurements: Type.Optional(Type.Array(MeasurementSchema, { description: 'The latest ones.' })),
-  message: Type.Optional(Type.String()),
-  ...counters,
-  consecutiveError: Type.Optional(Count('Errors in a row; reset by any other phase.')),
-  consecutiveSuccess: Type.Optional(Count('Successes in a row; reset by any other phase.')),
-  dryRun: Type.Optional(Type.Boolean()),
-  metadata: Type.Optional(StringMap),
-});
+export const MetricResultSchema = Strict(
+  {
+    name: Type.String({ description: "The metric's name." }),
+    phase: Described(Phase, "The metric's verdict so far."),
+    measurements: Type.Optional(Type.Array(MeasurementSchema, { description: 'The latest ones.' })),
+    message: Type.Optional(Type.String({ description: 'Why the metric is in its phase.' })),
+    ...counters('measurements'),
+    consecutiveError: Type.Optional(Count('Errors in a row; reset by any other phase.')),
+    consecutiveSuccess: Type.Optional(Count('Successes in a row; reset by any other phase.')),
+    dryRun: Type.Optional(
+      Type.Boolean({ description: 'The metric is a dry run: it cannot fail the run.' }),
+    ),
+    metadata: Type.Optional(Described(StringMap, 'Provider details of the latest measurement.')),
+  },
+  { description: "One metric's measurements and verdict." },
+);
 
 export const AnalysisRunStatusSchema = Strict({
-  phase: Type.Optional(Phase),
-  message: Type.Optional(Type.String()),
-  startedAt: Type.Optional(Time),
-  completedAt: Type.Optional(Time),
-  metricResults: Type.Optional(MapList(MetricResultSchema, 'name')),
-  runSummary: Type.Optional(RunSummarySchema),
-  dryRunSummary: Type.Optional(RunSummarySchema),
+  phase: Type.Optional(
+    Described(Phase, 'Pending, Running, Successful, Failed, Error or Inconclusive.'),
+  ),
+  message: Type.Optional(Type.String({ description: 'Why the run is in its phase.' })),
+  startedAt: Type.Optional(Described(Time, 'When the run started.')),
+  completedAt: Type.Optional(Described(Time, 'When the run reached its verdict.')),
+  metricResults: Type.Optional(
+    MapList(MetricResultSchema, 'name', "Each metric's measurements and verdict."),
+  ),
+  runSummary: Type.Optional(
+    Described(RunSummarySchema, 'Metrics by phase, dry-run metrics excluded.'),
+  ),
+  dryRunSummary: Type.Optional(Described(RunSummarySchema, 'Dry-run metrics by phase.')),
 });
 
 export type SecretKeyRef = Static<typeof SecretKeyRefSchema>;

@@ -7,7 +7,7 @@
  */
 import Type, { type Static } from 'typebox';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { IntOrString, StringEnum, Strict, Time } from './schema.ts';
+import { Described, IntOrString, StringEnum, Strict, Time } from './schema.ts';
 
 export const Decisions = ['Approve', 'Reject'] as const;
 export type Decision = (typeof Decisions)[number];
@@ -94,13 +94,15 @@ export const ApprovalStepSchema = Strict(
 
 /** One decision, as recorded in `status.approvals` (written by the controller only). */
 export const ApprovalRecordSchema = Strict({
-  step: Type.Integer({ minimum: 0, format: 'int32' }),
+  step: Type.Integer({ minimum: 0, format: 'int32', description: 'The canary step index.' }),
   revision: Type.String({ description: 'Pod-template hash the decision is for.' }),
-  decision: StringEnum(RequestDecisions),
+  decision: StringEnum(RequestDecisions, { description: 'Approve, Reject or Override.' }),
   by: Type.String({ description: 'User name, Slack user ID, or link:<token id>.' }),
-  via: StringEnum(ApprovalChannels),
-  at: Time,
-  comment: Type.Optional(Type.String()),
+  via: StringEnum(ApprovalChannels, {
+    description: 'plugin (a RolloutApproval), link (a signed link) or slack.',
+  }),
+  at: Described(Time, 'When the controller recorded it.'),
+  comment: Type.Optional(Type.String({ description: "The approver's comment." })),
   person: Type.Optional(
     Type.String({ description: 'The person `by` was mapped to when recorded, if any.' }),
   ),
@@ -119,7 +121,11 @@ export const ApprovalRecordSchema = Strict({
 
 export const RolloutApprovalSpecSchema = Strict(
   {
-    rolloutName: Type.String({ minLength: 1, maxLength: 253 }),
+    rolloutName: Type.String({
+      minLength: 1,
+      maxLength: 253,
+      description: 'The Rollout, in this namespace.',
+    }),
     revision: Type.String({ minLength: 1, description: 'Pod-template hash being approved.' }),
     step: Type.Integer({ minimum: 0, format: 'int32', description: 'Canary step index.' }),
     decision: StringEnum(RequestDecisions, {
@@ -135,7 +141,9 @@ export const RolloutApprovalSpecSchema = Strict(
         description: "The approver's groups; the admission policy refuses any the user is not in.",
       }),
     ),
-    comment: Type.Optional(Type.String({ maxLength: 1024 })),
+    comment: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Why; recorded with the decision.' }),
+    ),
   },
   {
     description: 'A person approving or rejecting one step of one revision. Immutable.',
@@ -147,10 +155,16 @@ export const ApprovalPhases = ['Recorded', 'Refused'] as const;
 export type ApprovalPhase = (typeof ApprovalPhases)[number];
 
 export const RolloutApprovalStatusSchema = Strict({
-  phase: Type.Optional(StringEnum(ApprovalPhases)),
-  reason: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-  at: Type.Optional(Time),
+  phase: Type.Optional(
+    StringEnum(ApprovalPhases, {
+      description: "Recorded (in the Rollout's status.approvals) or Refused.",
+    }),
+  ),
+  reason: Type.Optional(
+    Type.String({ description: 'Why it was refused, e.g. WrongRevision, NotAnApprover.' }),
+  ),
+  message: Type.Optional(Type.String({ description: 'Details, for people.' })),
+  at: Type.Optional(Described(Time, 'When the controller recorded or refused it.')),
 });
 
 export type ApprovalStep = Static<typeof ApprovalStepSchema>;

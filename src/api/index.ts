@@ -5,7 +5,7 @@ export * from './rollout.ts';
 export * from './analysis.ts';
 export * from './traffic.ts';
 export * from './approval.ts';
-export { rolloutSpecProblems, fieldPath } from './validate.ts';
+export { rolloutSpecProblems, rolloutTemplateProblems, fieldPath } from './validate.ts';
 export { rolloutApprovalSpecProblems } from './approval-validate.ts';
 export { analysisTemplateSpecProblems, analysisRunSpecProblems } from './analysis-validate.ts';
 export type * from './k8s.ts';

@@ -6,6 +6,10 @@
  */
 import Type, { type TSchema, type TUnsafe } from 'typebox';
 
+/** A count: an int32 from 0. */
+export const NonNegInt = (description: string): ReturnType<typeof Type.Integer> =>
+  Type.Integer({ minimum: 0, format: 'int32', description });
+
 /** A string restricted to `values`, as `enum` (structural schemas forbid `const`). */
 export function StringEnum<const T extends readonly string[]>(
   values: T,
@@ -47,3 +51,13 @@ export const StringMap = Type.Unsafe<Record<string, string>>({
 });
 
 export const Time = Type.String({ format: 'date-time' });
+
+/**
+ * `schema` with the description of the field that holds it: a shared schema (a name, a label
+ * map, an analysis) means something different in each place, and `kubectl explain` shows the
+ * field's. The copy keeps TypeBox's hidden markers (its non-enumerable `~kind`).
+ */
+export function Described<T extends TSchema>(schema: T, description: string): T {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(schema)) as T;
+  return Object.assign(copy, { description });
+}

@@ -4,6 +4,7 @@
  * older CRD versions let through and gives InvalidSpec messages with field paths.
  */
 import { Compile } from 'typebox/compile';
+import { podTemplateProblems } from './pod-template.ts';
 import { RolloutSpecSchema } from './rollout.ts';
 
 /** Compiled on first use: a validator is generated code, and a controller (or plugin command)
@@ -26,6 +27,20 @@ export function rolloutSpecProblems(spec: unknown): string[] {
         'of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
     },
   });
+}
+
+/**
+ * Problems with the pod template a Rollout's spec holds inline, one line each with the field's
+ * path. Only the spec as written: a workloadRef's referent was checked by the API server (and a
+ * newer server may know fields this check does not).
+ */
+export function rolloutTemplateProblems(spec: unknown): string[] {
+  const template = isRecord(spec) ? spec.template : undefined;
+  return isRecord(template) ? podTemplateProblems(template, 'spec.template') : [];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a compiled schema offers: a check and its errors. */

@@ -6,7 +6,7 @@
  * orders what the strategy decided (order.ts); the strategy plans the pass from the shared
  * blocks (revision, child writes, analysis, status, progress, conditions, phase).
  */
-import { ConditionType, Reason } from '../api/index.ts';
+import { ConditionType, Reason, rolloutTemplateProblems } from '../api/index.ts';
 import type { AnalysisTemplate } from '../api/index.ts';
 import { approvalGates } from './approval-gates.ts';
 import { approvalPeopleProblems } from './approval-people.ts';
@@ -57,6 +57,9 @@ function planResolved(
       },
       strategies,
     ),
+    // The pod template as the Rollout writes it, before any ReplicaSet is tried; a workloadRef's
+    // referent (in `o` only) was checked by the API server.
+    ...rolloutTemplateProblems(stored.rollout.spec),
     ...(strategy?.observedProblems(o) ?? []),
     // Needs the cluster's people mapping, so not among the spec's own rules.
     ...approvalPeopleProblems(approvalGates(o.rollout), o.approvalPeople ?? []),

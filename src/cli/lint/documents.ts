@@ -25,7 +25,7 @@ import { analysisProblem, rolloutAnalyses } from '../../api/rollout-rules.ts';
 import { rolloutRuleProblems } from '../../rollout/index.ts';
 import { routingProblems } from '../../traffic/index.ts';
 import { rolloutApprovalSpecProblems } from '../../api/approval-validate.ts';
-import { rolloutSpecProblems } from '../../api/validate.ts';
+import { rolloutSpecProblems, rolloutTemplateProblems } from '../../api/validate.ts';
 import { nameProblem } from '../names.ts';
 
 export interface LintInput {
@@ -205,7 +205,7 @@ function lintDocument(
     return;
   }
   const rollout = m as Rollout;
-  const schema = rolloutSpecProblems(m.spec);
+  const schema = [...rolloutSpecProblems(m.spec), ...rolloutTemplateProblems(m.spec)];
   if (schema.length > 0) {
     schema.forEach(problem);
     return;

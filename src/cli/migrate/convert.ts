@@ -17,7 +17,7 @@ import {
   ROLLOUT_KIND,
 } from '../../api/keys.ts';
 import type { Rollout, RolloutStatus } from '../../api/rollout.ts';
-import { rolloutSpecProblems } from '../../api/validate.ts';
+import { rolloutSpecProblems, rolloutTemplateProblems } from '../../api/validate.ts';
 import { rolloutRuleProblems } from '../../rollout/index.ts';
 import { routingProblems } from '../../traffic/index.ts';
 import { unconvertibleInRollout, withoutUnconvertible } from './argo-features.ts';
@@ -171,7 +171,8 @@ function specProblems(kind: string, manifest: StepwiseManifest): string[] {
   const features = unconvertibleInRollout(manifest.spec).map(
     (f) => `${f.path}: Argo's ${f.what}, which Stepwise does not have`,
   );
-  const schema = rolloutSpecProblems(withoutUnconvertible(manifest.spec));
+  const spec = withoutUnconvertible(manifest.spec);
+  const schema = [...rolloutSpecProblems(spec), ...rolloutTemplateProblems(spec)];
   if (features.length + schema.length > 0) return [...features, ...schema];
   const rollout = manifest as unknown as Rollout;
   return [...rolloutRuleProblems(rollout), ...routingProblems(rollout.spec.strategy.canary)];

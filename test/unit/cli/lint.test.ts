@@ -54,6 +54,17 @@ describe('lint, pure', () => {
     assert.deepEqual(r.clean, ['f2.yaml: 1 document OK']);
   });
 
+  it('the pod template as Kubernetes has it: a misspelt field by its path, before the rules', () => {
+    const bad = ROLLOUT.replace(
+      '{name: web, image: nginx}',
+      '{name: web, image: nginx, imagePullPolicyy: Always}',
+    );
+    const r = lint(bad, TEMPLATE);
+    assert.deepEqual(r.problems, [
+      'f1.yaml: document 1 (Rollout/web): spec.template.spec.containers[0].imagePullPolicyy: unknown field in a Container (did you mean imagePullPolicy?)',
+    ]);
+  });
+
   it('blue-green: its rules and its analyses, one line each', () => {
     const blueGreen = ROLLOUT.replace(
       / {2}strategy:\n[\s\S]*$/,

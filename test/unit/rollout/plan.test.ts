@@ -324,6 +324,16 @@ describe('invalid spec', () => {
       { strategy: { canary: { maxSurge: 0, maxUnavailable: 0 } } },
       /must not both be zero/,
     ],
+    [
+      'a misspelt pod-template field (the API server would refuse the ReplicaSet)',
+      {
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'web', image: 'web:1', imagePullPolicyy: 'Always' }] },
+        },
+      },
+      /spec\.template\.spec\.containers\[0\]\.imagePullPolicyy: unknown field in a Container/,
+    ],
   ];
   for (const [name, spec, message] of cases) {
     it(`${name}: InvalidSpec condition, Degraded, a Warning event, nothing else`, () => {

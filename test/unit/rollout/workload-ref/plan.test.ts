@@ -267,3 +267,18 @@ describe('workloadRef scaleDown', () => {
     assert.equal(deployed(s), 0);
   });
 });
+
+describe("workloadRef: the referent's template is the API server's to check", () => {
+  it('a Deployment template field unknown to our models does not make the Rollout InvalidSpec', () => {
+    const s = sim(referencing({}, { replicas: 1, strategy: blueGreen }));
+    const deployment = deploymentFixture(1);
+    const podSpec = deployment.spec?.template.spec;
+    assert.ok(podSpec);
+    // A field a newer Kubernetes knows and client-node's models do not.
+    Object.assign(podSpec, { fieldFromAFutureRelease: true });
+    s.workload = { object: deployment };
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Healthy');
+    assert.equal(s.replicaSets.size, 1);
+  });
+});
