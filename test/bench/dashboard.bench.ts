@@ -11,7 +11,10 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Reply, Request } from './dashboard-server.ts';
 import { ROLLOUTS } from './dashboard-server.ts';
-import { machine, type Benchmark } from './harness.ts';
+import type { AnalysisRun } from '../../src/api/analysis.ts';
+import { detailOf } from '../../src/dashboard/model/views.ts';
+import { NOW, pausedStatus, pod, replicaSet, rollout } from '../unit/cli/fixtures.ts';
+import { formatStats, machine, stats, type Benchmark } from './harness.ts';
 
 const LOADS = Number(process.env['BENCH_DASHBOARD_LOADS'] ?? 10_000);
 const MB = 1024 * 1024;
@@ -27,6 +30,71 @@ async function firstEvent(url: string, cookie: string): Promise<void> {
     if (seen.includes('\n\n')) break;
   }
   abort.abort();
+}
+
+/** A Rollout with 200 revisions (the last two running, 5 pods each) and an AnalysisRun of 1,000
+ *  measurements: how long the server takes to build its view, and how large the view is. */
+function largeRollout(): { ms: ReturnType<typeof stats>; bytes: number } {
+  const sets = [...Array(200).keys()].map((i) =>
+    replicaSet(`h${i}`, i + 1, i >= 198 ? 5 : 0, `nginx:1.${i}`),
+  );
+  const pods = sets.slice(-2).flatMap((rs) => [...Array(5).keys()].map((k) => pod(rs, `p${k}`)));
+  const measurements = [...Array(1000).keys()].map((k) => ({
+    phase: k % 97 === 0 ? 'Failed' : 'Successful',
+    value: String(0.9 + (k % 10) / 100),
+    startedAt: new Date(NOW - (1000 - k) * 10_000).toISOString(),
+    finishedAt: new Date(NOW - (1000 - k) * 10_000 + 50).toISOString(),
+  }));
+  const run = {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: {
+      name: 'web-run',
+      namespace: 'shop',
+      creationTimestamp: new Date(NOW - 3_600_000),
+      ownerReferences: [
+        {
+          apiVersion: 'stepwise.dev/v1alpha1',
+          kind: 'Rollout',
+          name: 'web',
+          uid: 'uid-web',
+          controller: true,
+        },
+      ],
+    },
+    spec: {
+      metrics: [
+        {
+          name: 'success-rate',
+          successCondition: 'result >= 0.95',
+          provider: {
+            prometheus: { address: 'http://prometheus:9090', query: 'sum(rate(x[5m]))' },
+          },
+        },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      metricResults: [{ name: 'success-rate', phase: 'Running', count: 1000, measurements }],
+    },
+  } as unknown as AnalysisRun;
+  const inputs = {
+    rollout: rollout(pausedStatus),
+    replicaSets: sets,
+    pods,
+    analysisRuns: [run],
+    events: [],
+    actions: [],
+    now: NOW,
+  };
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now();
+    bytes = JSON.stringify(detailOf(inputs)).length;
+    times.push(performance.now() - t0);
+  }
+  return { ms: stats(times.slice(5)), bytes };
 }
 
 /** Asks the server process and waits for its answer of that kind. */
@@ -79,6 +147,7 @@ const bench: Benchmark = {
       server.disconnect();
       await once(server, 'exit');
     }
+    const large = largeRollout();
     const warm = samples[0];
     const last = samples.at(-1);
     if (warm === undefined || last === undefined) throw new Error('no samples');
@@ -90,8 +159,19 @@ const bench: Benchmark = {
         `heap growth from ${warm.loads} to ${last.loads} loads: ${(growth * 100).toFixed(1)} % (target within ±10 %)`,
         `server RSS: ${warm.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB (${(rssGrowth * 100).toFixed(1)} %)`,
         `event streams open at the end (every page gone): ${last.streams}`,
+        formatStats('view of 200 revisions + 1,000 measurements', large.ms),
+        `  that view as sent: ${(large.bytes / 1024).toFixed(0)} KiB`,
       ],
-      data: { machine: machine(), loads: LOADS, rollouts: ROLLOUTS, samples, growth, rssGrowth },
+      data: {
+        machine: machine(),
+        loads: LOADS,
+        rollouts: ROLLOUTS,
+        samples,
+        growth,
+        rssGrowth,
+        largeRolloutViewMs: large.ms,
+        largeRolloutViewBytes: large.bytes,
+      },
     };
   },
 };
