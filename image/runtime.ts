@@ -64,23 +64,24 @@ function copyAtSamePath(staging: string, path: string, root = '/'): void {
   copyFileSync(root === '/' ? realpathSync(path) : resolveInRoot(root, path), target);
 }
 
+/** The platform this machine builds images for natively. */
+export function hostPlatform(): ImagePlatform {
+  return process.arch === 'arm64' ? 'linux/arm64' : 'linux/amd64';
+}
+
 /**
- * Stages the runtime for `platform` from `nodeHome` (bin/node and LICENSE of Node's build for
- * that platform). Returns what it took, for the build's log.
+ * Stages the runtime from `nodeHome` (bin/node and LICENSE of Node's build for the image's
+ * platform): with `arm64`, an arm64 Node on an x86-64 machine; else one that runs here.
+ * Returns what it took, for the build's log.
  */
-export function stageRuntime(
-  staging: string,
-  nodeHome: string,
-  platform: ImagePlatform,
-  arm64?: Arm64Tools,
-): string[] {
+export function stageRuntime(staging: string, nodeHome: string, arm64?: Arm64Tools): string[] {
   const node = join(nodeHome, 'bin', 'node');
   mkdirSync(join(staging, dirname(NODE_PATH.slice(1))), { recursive: true });
   copyFileSync(node, join(staging, NODE_PATH.slice(1)));
   copyFileSync(join(nodeHome, 'LICENSE'), join(staging, 'nodejs', 'LICENSE'));
 
   let version: string;
-  if (platform === 'linux/amd64') {
+  if (!arm64) {
     version = run(node, ['--version']).trim();
     const libraries = parseLdd(run('ldd', [node]));
     for (const lib of libraries) copyAtSamePath(staging, lib.path);
@@ -93,7 +94,6 @@ export function stageRuntime(
     checkNode24(node, version);
     return [`Node ${version}`, ...libraries.map((l) => l.path)];
   }
-  if (!arm64) throw new Error('linux/arm64 needs the arm64 sysroot and qemu (--arm64-tools)');
   version = run(arm64.qemu, ['-L', arm64.sysroot, node, '--version']).trim();
   checkNode24(node, version);
   // The arm64 loader's own `--list` is ldd for it; under qemu it reads the sysroot's libraries.
