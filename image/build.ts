@@ -2,8 +2,9 @@
  * `make image`: the controller as an OCI image, built without a container engine.
  *
  *   node image/build.ts --node-home=DIR [--out=DIR] [--tag=NAME:VERSION]
+ *                       [--platform=linux/amd64|linux/arm64 --arm64-tools=DIR] [--stage-only]
  *
- * Stages a root file system (Node 24 and the shared libraries it links against, the controller
+ * Stages a root file system (Node 24 and the shared libraries it links against (image/runtime.ts), the controller
  * bundled with its dependencies and their licences, /etc for a non-root user), packs it into
  * layers with GNU tar's reproducible options, and has crane (go-containerregistry) make the
  * image from them on an empty base, through a throwaway registry on loopback (crane's mutate
@@ -11,6 +12,9 @@
  * Writes OUT/stepwise-controller.tar (`docker load`, `podman load`, `ctr images import`), the
  * same image as an OCI layout in OUT/oci/, and OUT/image.json; prints the digest and the size.
  * Same commit and same inputs (Node, the Debian libraries, node_modules): same digest.
+ * --stage-only stops at OUT/rootfs (the Dockerfile copies that onto scratch).
+ * linux/arm64 on an x86-64 machine takes Debian's arm64 libraries and qemu from --arm64-tools;
+ * on an arm64 machine (the Dockerfile's arm64 stage) ldd lists them as for amd64.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -21,24 +25,16 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  ENTRYPOINT,
-  IMAGE_ENV,
-  IMAGE_UID,
-  LAYERS,
-  NODE_PATH,
-  etcFiles,
-  parseLdd,
-  tarArguments,
-} from './rootfs.ts';
+import { ENTRYPOINT, IMAGE_ENV, IMAGE_UID, LAYERS, tarArguments } from './rootfs.ts';
+import { arm64ToolsIn, hostPlatform, stageRuntime } from './runtime.ts';
+import type { ImagePlatform } from './runtime.ts';
 import { bundleController } from './bundle.ts';
 import { buildStamp, sourceDateEpoch } from './stamp.ts';
 import type { BuildInfo } from '../src/api/version.ts';
@@ -95,6 +91,10 @@ interface Options {
   readonly nodeHome: string;
   readonly out: string;
   readonly tag: string;
+  readonly platform: ImagePlatform;
+  /** image/arm64-tools.sh's folder, for linux/arm64 on an x86-64 machine. */
+  readonly arm64Tools: string | undefined;
+  readonly stageOnly: boolean;
 }
 
 function options(): Options {
@@ -103,6 +103,9 @@ function options(): Options {
       'node-home': { type: 'string' },
       out: { type: 'string' },
       tag: { type: 'string' },
+      platform: { type: 'string', default: 'linux/amd64' },
+      'arm64-tools': { type: 'string' },
+      'stage-only': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -113,7 +116,17 @@ function options(): Options {
       version: string;
     }
   ).version;
+  const platform = values.platform;
+  if (platform !== 'linux/amd64' && platform !== 'linux/arm64') {
+    throw new Error(`--platform must be linux/amd64 or linux/arm64, not ${platform}`);
+  }
+  if (platform !== hostPlatform() && !values['arm64-tools']) {
+    throw new Error('linux/arm64 needs --arm64-tools (the folder image/arm64-tools.sh prints)');
+  }
   return {
+    platform,
+    arm64Tools: platform === hostPlatform() ? undefined : values['arm64-tools'],
+    stageOnly: values['stage-only'],
     nodeHome,
     out: values.out ?? join(REPO_ROOT, '.stepwise', 'image'),
     tag: values.tag ?? `stepwise-controller:${version}`,
@@ -145,54 +158,6 @@ async function stageApp(staging: string, stamp: BuildInfo): Promise<void> {
   // Stepwise's own licence beside the bundle (its dependencies' are in the bundle's folder).
   copyFileSync(join(REPO_ROOT, 'LICENSE'), join(app, 'LICENSE'));
   rmSync(compiled, { recursive: true });
-}
-
-/** Copies the file behind `path` (following symlinks) to the same path under `staging`. */
-function copyAtSamePath(staging: string, path: string): void {
-  const target = join(staging, path);
-  mkdirSync(dirname(target), { recursive: true });
-  copyFileSync(realpathSync(path), target);
-}
-
-function stageRuntime(staging: string, nodeHome: string): string[] {
-  const node = join(nodeHome, 'bin', 'node');
-  const version = run(node, ['--version']).trim();
-  if (!version.startsWith('v24.')) throw new Error(`${node} is ${version}, not Node 24`);
-  mkdirSync(join(staging, dirname(NODE_PATH.slice(1))), { recursive: true });
-  copyFileSync(node, join(staging, NODE_PATH.slice(1)));
-  copyFileSync(join(nodeHome, 'LICENSE'), join(staging, 'nodejs', 'LICENSE'));
-
-  const libraries = parseLdd(run('ldd', [node]));
-  for (const lib of libraries) copyAtSamePath(staging, lib.path);
-  // Their Debian packages' copyright files, as distroless ships them (glibc, libstdc++).
-  const packages = debianPackagesOf(libraries.map((l) => l.path));
-  for (const pkg of packages) {
-    const copyright = `/usr/share/doc/${pkg}/copyright`;
-    if (existsSync(copyright)) copyAtSamePath(staging, copyright);
-  }
-
-  for (const [path, text] of Object.entries(etcFiles())) {
-    mkdirSync(dirname(join(staging, path)), { recursive: true });
-    writeFileSync(join(staging, path), text);
-  }
-  mkdirSync(join(staging, 'tmp'));
-  return [`Node ${version}`, ...libraries.map((l) => l.path)];
-}
-
-/** The Debian packages that own these files (by the path ldd gave, or behind the symlink). */
-function debianPackagesOf(files: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const file of files) {
-    for (const path of [file, realpathSync(file)]) {
-      const result = spawnSync('dpkg-query', ['--search', path], { encoding: 'utf8' });
-      const name = result.status === 0 ? result.stdout.split(':')[0]?.trim() : undefined;
-      if (name) {
-        names.add(name);
-        break;
-      }
-    }
-  }
-  return [...names].sort();
 }
 
 /** Same modes whatever the umask of the machine that built it: rwX for the owner, rX for all. */
@@ -278,15 +243,8 @@ async function main(): Promise<void> {
   const epoch = sourceDateEpoch();
   const stamp = buildStamp(epoch);
   say(
-    `building ${opts.tag} into ${relative(REPO_ROOT, opts.out) || '.'} (SOURCE_DATE_EPOCH ${epoch})`,
+    `building ${opts.tag} (${opts.platform}) into ${relative(REPO_ROOT, opts.out) || '.'} (SOURCE_DATE_EPOCH ${epoch})`,
   );
-  const crane = join(
-    await step('crane (built once into the cache)', () =>
-      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
-    ),
-    'crane',
-  );
-
   const staging = join(opts.out, 'rootfs');
   rmSync(opts.out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
@@ -294,11 +252,25 @@ async function main(): Promise<void> {
     stageApp(staging, stamp),
   );
   const runtime = await step('Node and the shared libraries it links against', () =>
-    stageRuntime(staging, opts.nodeHome),
+    stageRuntime(
+      staging,
+      opts.nodeHome,
+      opts.arm64Tools ? arm64ToolsIn(opts.arm64Tools) : undefined,
+    ),
   );
   say(`  ${runtime.join(', ')}`);
   normalizeModes(staging);
   chmodSync(join(staging, 'tmp'), 0o1777);
+  if (opts.stageOnly) {
+    say(`staged in ${staging}`);
+    return;
+  }
+  const crane = join(
+    await step('crane (built once into the cache)', () =>
+      run(join(REPO_ROOT, 'image', 'tools.sh'), ['crane'], { progress: true }).trim(),
+    ),
+    'crane',
+  );
   const layers = await step('layers (tar sorted, mtime SOURCE_DATE_EPOCH; gzip -n)', () =>
     packLayers(staging, join(opts.out, 'layers'), epoch),
   );
@@ -317,7 +289,7 @@ async function main(): Promise<void> {
       const mutate = [
         'mutate',
         `${repo}:layers`,
-        '--set-platform=linux/amd64',
+        `--set-platform=${opts.platform}`,
         `--entrypoint=${ENTRYPOINT.join(',')}`,
         `--user=${IMAGE_UID}:${IMAGE_UID}`,
         '--workdir=/tmp',

@@ -115,3 +115,20 @@ function parentsOf(path: string): string[] {
   const parts = path.split('/').slice(0, -1);
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
+
+/**
+ * The arm64 loader's `--list` run under `qemu -L SYSROOT`, as ldd would print it there: that
+ * output starts with a line for the program itself (no name), and names the loader by its path
+ * in the sysroot, which the image holds at the path the program asks for.
+ */
+export function lddFromLoaderList(output: string, sysroot: string): string {
+  const prefix = sysroot.endsWith('/') ? sysroot : `${sysroot}/`;
+  return output
+    .split('\n')
+    .filter((line) => !/^\s*\(0x[0-9a-f]+\)$/.test(line))
+    .map((line) => {
+      const match = /^(\s*)(\/\S+) => (\S+) (\(0x[0-9a-f]+\))$/.exec(line);
+      return match?.[3]?.startsWith(prefix) ? `${match[1]}${match[2]} ${match[4]}` : line;
+    })
+    .join('\n');
+}

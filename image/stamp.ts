@@ -34,8 +34,12 @@ export function sourceDateEpoch(env: NodeJS.ProcessEnv = process.env): number {
   return epoch;
 }
 
-/** HEAD's commit, `-dirty` when tracked files differ from it. */
-export function revision(): string {
+/**
+ * HEAD's commit, `-dirty` when tracked files differ from it; STEPWISE_REVISION when set, for a
+ * build without the repository's history (the Dockerfile's context has no .git).
+ */
+export function revision(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.STEPWISE_REVISION) return env.STEPWISE_REVISION;
   const commit = git(['rev-parse', 'HEAD']);
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
   return dirty ? `${commit}-dirty` : commit;

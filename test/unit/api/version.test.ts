@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildInfo, SOURCE_VERSION, versionText } from '../../../src/api/index.ts';
-import { sourceDateEpoch, stampDefine, stampOf } from '../../../image/stamp.ts';
+import { revision, sourceDateEpoch, stampDefine, stampOf } from '../../../image/stamp.ts';
 import { REPO_ROOT } from '../../cluster/state.ts';
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -34,6 +34,11 @@ describe('the build stamp', () => {
     for (const bad of ['', 'yesterday', '-5', '1.5']) {
       assert.throws(() => sourceDateEpoch({ SOURCE_DATE_EPOCH: bad }), /SOURCE_DATE_EPOCH must/);
     }
+  });
+
+  it('takes the commit from STEPWISE_REVISION where there is no .git (the Dockerfile)', () => {
+    assert.equal(revision({ STEPWISE_REVISION: '0123abc' }), '0123abc');
+    assert.match(revision({}), /^[0-9a-f]{40}(-dirty)?$/);
   });
 
   it('is handed to esbuild as the object literal version.ts reads', () => {

@@ -5,6 +5,7 @@ import {
   IMAGE_UID,
   LAYERS,
   etcFiles,
+  lddFromLoaderList,
   parseLdd,
   tarArguments,
 } from '../../../image/rootfs.ts';
@@ -82,5 +83,28 @@ describe('image root file system', () => {
       'app/dist',
       'app/package.json',
     ]);
+  });
+});
+
+describe('image root file system for linux/arm64', () => {
+  // What Debian's arm64 loader printed for Node 24's arm64 binary under qemu-aarch64-static -L.
+  const SYSROOT = '/cache/arm64/sysroot';
+  const LISTED = `	 (0x0000000000400000)
+	libdl.so.2 => /lib/aarch64-linux-gnu/libdl.so.2 (0x0000005502850000)
+	libstdc++.so.6 => /usr/lib/aarch64-linux-gnu/libstdc++.so.6 (0x0000005502880000)
+	libc.so.6 => /lib/aarch64-linux-gnu/libc.so.6 (0x0000005502bd0000)
+	/lib/ld-linux-aarch64.so.1 => ${SYSROOT}/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 (0x0000005500000000)
+`;
+
+  it('takes the libraries the arm64 loader lists, and the loader at the path Node asks for', () => {
+    assert.deepEqual(
+      parseLdd(lddFromLoaderList(LISTED, SYSROOT)).map((l) => l.path),
+      [
+        '/lib/aarch64-linux-gnu/libdl.so.2',
+        '/usr/lib/aarch64-linux-gnu/libstdc++.so.6',
+        '/lib/aarch64-linux-gnu/libc.so.6',
+        '/lib/ld-linux-aarch64.so.1',
+      ],
+    );
   });
 });
