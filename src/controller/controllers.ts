@@ -7,7 +7,7 @@ import { ARGO_GROUP } from '../api/index.ts';
 import type { Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
 import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
-import { argoControllerRunning, strategyKeyOf } from '../rollout/index.ts';
+import { argoControllerRunning } from '../rollout/index.ts';
 import type { ArgoControllerLease } from '../rollout/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
@@ -67,13 +67,8 @@ export function rolloutController(
     events: d.events,
     clock: d.clock,
     log: d.log,
-    onPhase: (r) =>
-      metrics.setRolloutPhase(
-        r.metadata.namespace ?? '',
-        r.metadata.name ?? '',
-        s.rollouts.get(namespacedKey(r))?.status?.phase,
-        strategyKeyOf(r.spec.strategy),
-      ),
+    // The cached Rollout: the status this pass's writes left, once the cache has seen them.
+    onPhase: (r) => metrics.setRollout(s.rollouts.get(namespacedKey(r)) ?? r),
     onDeleted: (key) => {
       const { namespace = '', name } = splitKey(key);
       metrics.forgetRollout(namespace, name);
@@ -119,6 +114,13 @@ export function analysisRunController(d: ControllerDeps): Controller {
   const queue = new RateLimitingQueue<Key>({
     clock: d.clock,
     metrics: metrics.queue('analysisrun'),
+  });
+  // Argo's analysis_run_* series follow the cache: every run this replica sees, as it is.
+  s.analysisRuns.addEventHandler({
+    onAdd: (run) => metrics.setAnalysisRun(run),
+    onUpdate: (_, run) => metrics.setAnalysisRun(run),
+    onDelete: (run) =>
+      metrics.forgetAnalysisRun(run.metadata.namespace ?? '', run.metadata.name ?? ''),
   });
   return {
     name: 'analysisrun',

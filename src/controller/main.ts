@@ -39,7 +39,7 @@ async function main(): Promise<number> {
   const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
   const build = buildInfo();
   log.info('starting', { ...build, node: process.version, config: configSummary(config) });
-  const metrics = new ControllerMetrics();
+  const metrics = new ControllerMetrics({ replicaGauges: config.rolloutReplicaMetrics });
   registerBuildInfo(metrics.registry, build);
   const limits = { qps: config.qps, burst: config.burst };
   const { api, leaseApi, server } = await apiClients(
@@ -63,6 +63,7 @@ async function main(): Promise<number> {
     reportingInstance: config.identity,
     clock,
     logger: log,
+    onRecorded: (regarding, type, reason) => metrics.countEvent(regarding, type, reason),
   });
   const leading = (): boolean => manager.leading;
   const { registry } = metrics;
