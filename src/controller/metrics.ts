@@ -24,6 +24,7 @@ import type { RolloutInfoLabels } from './rollout-metrics.ts';
 export const EVENT_LOOP_SAMPLE_MS = 1000;
 
 type ObjectLabels = 'namespace' | 'name';
+type EventLabels = Record<ObjectLabels | 'type' | 'reason', string>;
 
 export interface ControllerMetricsOptions {
   /** prom-client's process and Node metrics (default on). */
@@ -65,10 +66,7 @@ export class ControllerMetrics {
   /** The labels of each Rollout's rollout_info series, to move it on a change. */
   readonly #rollouts = new Map<string, RolloutInfoLabels>();
   /** Each Rollout's rollout_events_total series (by type/reason), to drop them with it. */
-  readonly #eventSeries = new Map<
-    string,
-    Map<string, Record<ObjectLabels | 'type' | 'reason', string>>
-  >();
+  readonly #eventSeries = new Map<string, Map<string, EventLabels>>();
   /** What each AnalysisRun's series say, to move them on a change. */
   readonly #runs = new Map<string, AnalysisRunSeries>();
 
@@ -199,7 +197,9 @@ export class ControllerMetrics {
     this.#rollouts.delete(key);
     const gauges = this.#replicaGauges;
     if (gauges !== undefined && before !== undefined) {
-      for (const g of Object.values(gauges)) g.remove({ namespace, name });
+      for (const g of [gauges.available, gauges.unavailable, gauges.desired, gauges.updated]) {
+        g.remove({ namespace, name });
+      }
     }
     if (opts.events === false) return;
     for (const labels of this.#eventSeries.get(key)?.values() ?? []) {
@@ -216,7 +216,7 @@ export class ControllerMetrics {
     const key = `${namespace}/${name}`;
     const labels = { namespace, name, type, reason };
     let series = this.#eventSeries.get(key);
-    if (series === undefined) this.#eventSeries.set(key, (series = new Map()));
+    if (series === undefined) this.#eventSeries.set(key, (series = new Map<string, EventLabels>()));
     if (!series.has(`${type}/${reason}`)) series.set(`${type}/${reason}`, labels);
     this.rolloutEvents.inc(labels);
   }
