@@ -13,7 +13,11 @@ import { loadApprovalPeople } from './approval-people.ts';
 import { startApprovals } from './approval-wiring.ts';
 import { ConfigError, configOrExit, ExitCode } from './config.ts';
 import { configSummary } from './config-summary.ts';
-import { analysisRunController, rolloutController } from './controllers.ts';
+import {
+  analysisRunController,
+  followAnalysisRunMetrics,
+  rolloutController,
+} from './controllers.ts';
 import { leaseElection } from './election.ts';
 import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
 import { cacheSpecs, controllerInformers, startedInformers } from './informers.ts';
@@ -134,6 +138,7 @@ async function main(): Promise<number> {
     },
     leading: () => {
       metrics.leader.set(1);
+      followAnalysisRunMetrics(informers.analysisRuns, metrics);
       log.info('workers started', {
         workers: config.workers,
         analysisWorkers: config.analysisWorkers,

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnalysisRun, Rollout, RolloutStatus } from '../../../src/api/index.ts';
+import { followAnalysisRunMetrics } from '../../../src/controller/controllers.ts';
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
+import type { EventHandler } from '../../../src/kube/index.ts';
 import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 async function series(m: ControllerMetrics, family: string): Promise<string[]> {
@@ -224,6 +226,32 @@ describe('analysis_run_info, analysis_run_metric_type, analysis_run_metric_phase
     ]) {
       assert.deepEqual(await series(m, family), [], family);
     }
+  });
+});
+
+describe('followAnalysisRunMetrics', () => {
+  it('serves the runs the cache holds once leading, and follows their updates and deletion', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    const cached = [run({ phase: 'Running' })];
+    let handler: EventHandler<AnalysisRun> | undefined;
+    const runs = {
+      // As the informer does: a handler registered late is told of what the cache holds.
+      addEventHandler(h: EventHandler<AnalysisRun>) {
+        handler = h;
+        for (const r of cached) h.onAdd?.(r);
+      },
+    };
+    assert.deepEqual(await series(m, 'analysis_run_info'), [], 'nothing before leading');
+    followAnalysisRunMetrics(runs, m);
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Running"} 1',
+    ]);
+    handler?.onUpdate?.(run({ phase: 'Running' }), run({ phase: 'Successful' }));
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Successful"} 1',
+    ]);
+    handler?.onDelete?.(run({ phase: 'Successful' }));
+    assert.deepEqual(await series(m, 'analysis_run_info'), []);
   });
 });
 
