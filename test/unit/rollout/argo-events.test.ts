@@ -147,3 +147,36 @@ describe('AnalysisRunRunning and AnalysisRunSuccessful', () => {
     assert.equal(events(sim, 'AnalysisRunFailed').length, 1);
   });
 });
+
+describe('AnalysisRunRunning and AnalysisRunSuccessful, blue-green', () => {
+  it('name the pre-promotion run as Argo does, once each', () => {
+    const sim = new Sim(
+      rolloutFixture({
+        replicas: 2,
+        strategy: {
+          blueGreen: {
+            activeService: 'active',
+            previewService: 'preview',
+            prePromotionAnalysis: { templates: [{ templateName: 'success-rate' }] },
+          },
+        },
+      }),
+    );
+    sim.services.set('active', serviceFixture('active'));
+    sim.services.set('preview', serviceFixture('preview'));
+    sim.analysisTemplates.set('success-rate', template);
+    sim.run();
+    sim.setImage('web:2');
+    sim.run();
+    const [name = ''] = sim.analysisRuns.keys();
+    sim.setRunPhase(name, 'Running');
+    sim.run();
+    sim.setRunPhase(name, 'Successful');
+    sim.run();
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+    assert.deepEqual(events(sim, 'AnalysisRunRunning', 'AnalysisRunSuccessful'), [
+      `Normal AnalysisRunRunning: PrePromotion Analysis Run '${name}' Status New: 'Running' Previous: 'Pending'`,
+      `Normal AnalysisRunSuccessful: PrePromotion Analysis Run '${name}' Status New: 'Successful' Previous: 'Running'`,
+    ]);
+  });
+});
