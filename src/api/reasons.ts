@@ -51,6 +51,7 @@ export const Reason = {
   AnalysisRunError: 'AnalysisRunError',
   AnalysisRunInconclusive: 'AnalysisRunInconclusive',
   AnalysisRunSuccessful: 'AnalysisRunSuccessful',
+  AnalysisRunRunning: 'AnalysisRunRunning',
   AnalysisTemplateNotFound: 'AnalysisTemplateNotFound',
   // Ours (not Argo's): approval steps.
   ApprovalRequested: 'ApprovalRequested',

@@ -27,6 +27,7 @@ export function configSummary(c: ControllerConfig): LogFields {
     qps: c.qps,
     burst: c.burst,
     reclaimMemoryAfterMs: c.reclaimMemoryAfterMs,
+    rolloutReplicaMetrics: c.rolloutReplicaMetrics,
     identityPolicy: c.identityPolicy.name,
     trustApprovalsWithoutIdentityPolicy: c.identityPolicy.trusted,
     analysisAllowedHosts: c.analysisHosts.allowed,

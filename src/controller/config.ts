@@ -67,6 +67,8 @@ export interface ControllerConfig {
   readonly argoControllerLease?: string;
   /** Quiet time after which memory is given back to the system (memory-reclaim.ts); 0: never. */
   readonly reclaimMemoryAfterMs: number;
+  /** --rollout-replica-metrics: Argo's rollout_info_replicas_* gauges (4 series per Rollout). */
+  readonly rolloutReplicaMetrics: boolean;
   /** The identity policy that vouches for RolloutApprovals (identity-policy.ts); `trusted`:
    *  judge them without it. */
   readonly identityPolicy: { readonly name: string; readonly trusted: boolean };
@@ -139,6 +141,9 @@ const USAGE = `stepwise-controller [flags]
                              (default 50 / 100; Lease renewals are exempt)
   --reclaim-memory-after D   give memory back to the system after D without work
                              (default 10s; 0 never)
+  --rollout-replica-metrics BOOL
+                             serve Argo's rollout_info_replicas_{available,unavailable,
+                             desired,updated}: 4 more series per Rollout (default false)
   --analysis-allowed-hosts L / --analysis-denied-hosts L
                              comma-separated CIDRs, IPs and host names (*.domain) web and
                              Prometheus analysis may / may not reach; loopback, link-local and
@@ -200,6 +205,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'notification-targets': { type: 'string' },
       'approval-people': { type: 'string' },
       'reclaim-memory-after': { type: 'string' },
+      'rollout-replica-metrics': { type: 'string' },
       'identity-policy': { type: 'string' },
       'trust-approvals-without-identity-policy': { type: 'boolean' },
       'analysis-allowed-hosts': { type: 'string' },
@@ -240,6 +246,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ...instanceId(values['instance-id']),
     ...servedGroup(values['api-group'] ?? GROUP, values['argo-controller-lease']),
     reclaimMemoryAfterMs: reclaimAfter(values['reclaim-memory-after'] ?? '10s'),
+    rolloutReplicaMetrics: bool(
+      '--rollout-replica-metrics',
+      values['rollout-replica-metrics'] ?? 'false',
+    ),
     analysisHosts: {
       allowed: hostList('--analysis-allowed-hosts', values['analysis-allowed-hosts']),
       denied: hostList('--analysis-denied-hosts', values['analysis-denied-hosts']),

@@ -4,10 +4,10 @@
  * AnalysisRuns have their own queue and workers: a slow provider never delays a Rollout.
  */
 import { ARGO_GROUP } from '../api/index.ts';
-import type { Person, Rollout } from '../api/index.ts';
+import type { AnalysisRun, Person, Rollout } from '../api/index.ts';
 import { namespacedKey, RateLimitingQueue, splitKey } from '../kube/index.ts';
-import type { Clock, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
-import { argoControllerRunning, strategyKeyOf } from '../rollout/index.ts';
+import type { Clock, EventHandler, KubeApi, KubeEventRecorder, Logger } from '../kube/index.ts';
+import { argoControllerRunning } from '../rollout/index.ts';
 import type { ArgoControllerLease } from '../rollout/index.ts';
 import { analysisProviders, conditionEvaluator } from './analysis-wiring.ts';
 import { CachedSecretSource } from './analysis-sources.ts';
@@ -67,13 +67,8 @@ export function rolloutController(
     events: d.events,
     clock: d.clock,
     log: d.log,
-    onPhase: (r) =>
-      metrics.setRolloutPhase(
-        r.metadata.namespace ?? '',
-        r.metadata.name ?? '',
-        s.rollouts.get(namespacedKey(r))?.status?.phase,
-        strategyKeyOf(r.spec.strategy),
-      ),
+    // The cached Rollout: the status this pass's writes left, once the cache has seen them.
+    onPhase: (r) => metrics.setRollout(s.rollouts.get(namespacedKey(r)) ?? r),
     onDeleted: (key) => {
       const { namespace = '', name } = splitKey(key);
       metrics.forgetRollout(namespace, name);
@@ -145,4 +140,22 @@ export function analysisRunController(d: ControllerDeps): Controller {
       metrics.controllerReconcile.observe({ controller: 'analysisrun', result }, seconds);
     },
   };
+}
+
+/**
+ * Argo's analysis_run_* series follow the AnalysisRun cache, every run as it is, from the moment
+ * this replica leads (registering replays the cache). Only the leader serves them, as it alone
+ * serves rollout_info (set by its passes): a standby's copy would count each run twice in a sum
+ * over both replicas.
+ */
+export function followAnalysisRunMetrics(
+  runs: { addEventHandler(h: EventHandler<AnalysisRun>): unknown },
+  metrics: ControllerMetrics,
+): void {
+  runs.addEventHandler({
+    onAdd: (run) => metrics.setAnalysisRun(run),
+    onUpdate: (_, run) => metrics.setAnalysisRun(run),
+    onDelete: (run) =>
+      metrics.forgetAnalysisRun(run.metadata.namespace ?? '', run.metadata.name ?? ''),
+  });
 }

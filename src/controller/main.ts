@@ -13,7 +13,11 @@ import { loadApprovalPeople } from './approval-people.ts';
 import { startApprovals } from './approval-wiring.ts';
 import { ConfigError, configOrExit, ExitCode } from './config.ts';
 import { configSummary } from './config-summary.ts';
-import { analysisRunController, rolloutController } from './controllers.ts';
+import {
+  analysisRunController,
+  followAnalysisRunMetrics,
+  rolloutController,
+} from './controllers.ts';
 import { leaseElection } from './election.ts';
 import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
 import { cacheSpecs, controllerInformers, startedInformers } from './informers.ts';
@@ -39,7 +43,7 @@ async function main(): Promise<number> {
   const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
   const build = buildInfo();
   log.info('starting', { ...build, node: process.version, config: configSummary(config) });
-  const metrics = new ControllerMetrics();
+  const metrics = new ControllerMetrics({ replicaGauges: config.rolloutReplicaMetrics });
   registerBuildInfo(metrics.registry, build);
   const limits = { qps: config.qps, burst: config.burst };
   const { api, leaseApi, server } = await apiClients(
@@ -63,6 +67,7 @@ async function main(): Promise<number> {
     reportingInstance: config.identity,
     clock,
     logger: log,
+    onRecorded: (regarding, type, reason) => metrics.countEvent(regarding, type, reason),
   });
   const leading = (): boolean => manager.leading;
   const { registry } = metrics;
@@ -133,6 +138,7 @@ async function main(): Promise<number> {
     },
     leading: () => {
       metrics.leader.set(1);
+      followAnalysisRunMetrics(informers.analysisRuns, metrics);
       log.info('workers started', {
         workers: config.workers,
         analysisWorkers: config.analysisWorkers,

@@ -261,6 +261,8 @@ export class RolloutReconciler implements Reconciler {
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
       await this.#applyPlan(pass, planner({ ...observed, refusal: applied.refusal }).writes);
+      // Refused passes never end well: the metrics must still see the Rollout say so.
+      this.#deps.onPhase?.(rollout);
       throw new RefusedWriteError(applied.refusal);
     }
     this.#deps.onPhase?.(rollout);

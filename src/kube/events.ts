@@ -40,6 +40,8 @@ export interface EventRecorderOptions {
   readonly maxEntries?: number;
   /** Called for each failed write (for a metric). */
   readonly onError?: (err: unknown) => void;
+  /** Called for each event recorded, repeats included (for a metric). Must not throw. */
+  readonly onRecorded?: (regarding: KubeObject, type: EventType, reason: string) => void;
 }
 
 interface ObjectReference {
@@ -97,6 +99,7 @@ export class KubeEventRecorder implements EventRecorder {
     try {
       const m = regarding.metadata;
       if (!m?.name) throw new TypeError('event: the regarding object has no name');
+      this.#o.onRecorded?.(regarding, type, reason);
       const now = this.#clock.now();
       const note = limit(message, 1024);
       const action = limit(opts.action ?? reason, 128);

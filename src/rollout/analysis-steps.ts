@@ -15,6 +15,7 @@ import type {
 import type { HistoryLimits, Tracked, Verdict } from './analysis.ts';
 import { runEvent, tidyRuns, trackRun } from './analysis.ts';
 import type { RunContext } from '../api/analysis-run.ts';
+import { warning } from './events.ts';
 import type { Fragment } from './order.ts';
 import type { Progress } from './progress.ts';
 import type { Write } from './types.ts';
@@ -130,16 +131,11 @@ export function planAnalysis(i: AnalysisPlanInput): AnalysisPlan {
     statuses: shown,
     fragment: {
       writes: { analysisRuns: writes },
+      // An abort always says why: a run that cannot start has no verdict event of its own.
       events:
-        abortMessage !== undefined && events.length === 0
-          ? [
-              {
-                kind: 'event',
-                type: 'Warning',
-                reason: Reason.AnalysisRunError,
-                message: abortMessage,
-              },
-            ]
+        abortMessage !== undefined &&
+        !events.some((e) => e.kind === 'event' && e.type === 'Warning')
+          ? [...events, warning(Reason.AnalysisRunError, abortMessage)]
           : events,
     },
   };

@@ -16,6 +16,7 @@ import type {
 import { baseRunName, buildRun, freshRunName } from '../api/analysis-run.ts';
 import type { AnalysisKind, RunContext } from '../api/analysis-run.ts';
 import type { AnalysisTemplate } from '../api/index.ts';
+import { normal } from './events.ts';
 import type { Observed, Write } from './types.ts';
 
 const DEFAULT_HISTORY_LIMIT = 5;
@@ -29,6 +30,9 @@ export interface Tracked {
   readonly verdict: Verdict;
   /** Set when the run has just become Inconclusive (the stored status said otherwise). */
   readonly newlyInconclusive: boolean;
+  /** The run's phase as the stored status recorded it (absent: status named no run, or
+   *  another one). */
+  readonly previous?: string;
   /** For a failed run: which metric, why, and its last value. */
   readonly failure?: string;
   readonly writes: readonly Write[];
@@ -81,6 +85,7 @@ export function trackRun(
     status,
     verdict,
     newlyInconclusive: verdict === 'inconclusive' && stored?.status !== 'Inconclusive',
+    ...(ours ? { previous: stored.status } : {}),
     ...(verdict === 'failed' ? { failure: failureOf(run) } : {}),
     writes: [],
   };
@@ -140,7 +145,28 @@ export function runEvent(kind: AnalysisKind, tracked: Tracked): Write | undefine
       message: `${what}: AnalysisRun "${tracked.status.name}" is Inconclusive; the rollout waits for a person (promote to go on, abort to roll back)`,
     };
   }
-  return undefined;
+  return progressEvent(kind, tracked);
+}
+
+const PROGRESS_REASONS: Readonly<Record<string, Reason>> = {
+  Running: Reason.AnalysisRunRunning,
+  Successful: Reason.AnalysisRunSuccessful,
+};
+
+/**
+ * Argo's event on the Rollout when a run it tracks starts running or succeeds, with Argo's
+ * message. Once: it goes out with the status write that records the new phase (order.ts), and
+ * the next pass reads that phase back as `previous`.
+ */
+function progressEvent(kind: AnalysisKind, tracked: Tracked): Write | undefined {
+  const { name, status: phase } = tracked.status;
+  const reason = PROGRESS_REASONS[phase];
+  if (reason === undefined || phase === tracked.previous) return undefined;
+  const previous = tracked.previous ?? 'NoPreviousStatus';
+  return normal(
+    reason,
+    `${kind} Analysis Run '${name}' Status New: '${phase}' Previous: '${previous}'`,
+  );
 }
 
 export interface HistoryLimits {

@@ -373,5 +373,11 @@ describe('metrics', () => {
     ]) {
       assert.ok(text.includes(name), `metric ${name}`);
     }
+    // Argo's labels and phase vocabulary, and the events the rollouts above were sent.
+    assert.match(
+      text,
+      /^rollout_info\{namespace="[^"]+",name="[^"]+",strategy="canary",traffic_router="",phase="(Completed|Progressing|Paused|Timeout|Error|Abort|InvalidSpec)",status_phase="(Healthy|Progressing|Paused|Degraded)"\} 1$/m,
+    );
+    assert.match(text, /^rollout_events_total\{[^}]*reason="RolloutStepCompleted"\} [1-9]/m);
   });
 });

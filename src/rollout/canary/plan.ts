@@ -35,7 +35,7 @@ import { stepsHash } from './steps.ts';
 import { targets } from './targets.ts';
 import { canaryProblems } from './validate.ts';
 import type { Targets } from './targets.ts';
-import { desiredTraffic, maxTrafficWeight, planTraffic, routed } from './traffic.ts';
+import { desiredTraffic, maxTrafficWeight, planTraffic, routed, weightUpdated } from './traffic.ts';
 
 export const canaryStrategy: Strategy = {
   specProblems: (rollout, templates) => canaryProblems(rollout, canaryOf(rollout), templates),
@@ -130,6 +130,10 @@ function planCanary(o: Observed): StrategyPlan {
     canary: where.hash,
     stable: progress.stableHash,
   });
+  const trafficEvent = weightUpdated(
+    rollout.status?.canary?.weights?.canary.weight,
+    traffic?.canaryWeight,
+  );
 
   const services = canaryServices(o, canary, where, progress, counts.stable);
   const pods = patchPodRoles(o, roles, progress.stableHash, where.hash);
@@ -185,6 +189,7 @@ function planCanary(o: Observed): StrategyPlan {
       approvals.fragment,
       step.fragment,
       trafficWrite,
+      trafficEvent,
       ...services,
       pods,
       restart.fragment,

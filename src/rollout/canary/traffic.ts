@@ -20,7 +20,9 @@ import type {
   TrafficObservation,
   TrafficState,
 } from '../../api/index.ts';
+import { Reason } from '../../api/index.ts';
 import { canonicalJson } from '../../api/canonical-json.ts';
+import { normal } from '../events.ts';
 import type { Fragment } from '../order.ts';
 import type { Progress } from '../progress.ts';
 import type { Revision } from '../revision.ts';
@@ -92,6 +94,17 @@ export function planTraffic(
   };
   const down = state !== undefined && desired.canaryWeight <= state.canaryWeight;
   return { writes: down ? { trafficDown: [write] } : { trafficUp: [write] } };
+}
+
+/**
+ * Argo's TrafficWeightUpdated, with its message, when the canary's weight in status.canary.weights
+ * changes. It travels with the status write that records the new weight, so it goes out once,
+ * after the router write of the same pass. A Rollout's first weight of 0 changes nothing.
+ */
+export function weightUpdated(stored: number | undefined, next: number | undefined): Fragment {
+  if (next === undefined || next === (stored ?? 0)) return {};
+  const change = stored === undefined ? `to ${next}` : `from ${stored} to ${next}`;
+  return { events: [normal(Reason.TrafficWeightUpdated, `Traffic weight updated ${change}`)] };
 }
 
 function sameTraffic(a: TrafficState, b: TrafficState): boolean {

@@ -59,6 +59,7 @@ describe('controller configuration', () => {
     [['--approval-link-ttl=forever'], /--approval-link-ttl must be a positive duration/],
     [['--reclaim-memory-after=soon'], /--reclaim-memory-after must be a duration/],
     [['--reclaim-memory-after=-5s'], /--reclaim-memory-after must be a duration/],
+    [['--rollout-replica-metrics=yes'], /--rollout-replica-metrics must be true or false/],
   ] as const) {
     it(`rejects ${args.join(' ')} with a message naming the flag`, () => {
       assert.throws(
@@ -92,6 +93,11 @@ describe('controller configuration', () => {
     assert.equal(parseConfig([], {}).reclaimMemoryAfterMs, 10_000);
     assert.equal(parseConfig(['--reclaim-memory-after=1m'], {}).reclaimMemoryAfterMs, 60_000);
     assert.equal(parseConfig(['--reclaim-memory-after=0'], {}).reclaimMemoryAfterMs, 0);
+  });
+
+  it("serves Argo's per-Rollout replica gauges only with --rollout-replica-metrics=true", () => {
+    assert.equal(parseConfig([], {}).rolloutReplicaMetrics, false);
+    assert.equal(parseConfig(['--rollout-replica-metrics=true'], {}).rolloutReplicaMetrics, true);
   });
 
   it('analysis hosts: none added by default; lists of CIDRs and names; a bad entry is named', () => {

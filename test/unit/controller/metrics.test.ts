@@ -1,50 +1,264 @@
+// The controller's per-object metric families as /metrics renders them: Argo's names, labels
+// and values, one series per object that moves when a label changes and goes with the object.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { AnalysisRun, Rollout, RolloutStatus } from '../../../src/api/index.ts';
+import { followAnalysisRunMetrics } from '../../../src/controller/controllers.ts';
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
+import type { EventHandler } from '../../../src/kube/index.ts';
+import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
-async function infoSeries(m: ControllerMetrics): Promise<string[]> {
-  const text = await m.registry.getSingleMetricAsString('rollout_info');
+async function series(m: ControllerMetrics, family: string): Promise<string[]> {
+  const text = await m.registry.getSingleMetricAsString(family);
   return text
     .split('\n')
-    .filter((l) => l.startsWith('rollout_info{'))
+    .filter((l) => l.startsWith(`${family}{`))
     .sort();
 }
 
+const settled: RolloutStatus = {
+  phase: 'Healthy',
+  replicas: 4,
+  updatedReplicas: 4,
+  availableReplicas: 4,
+  conditions: [
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'NewReplicaSetAvailable',
+      message: 'ReplicaSet "web-1" has successfully progressed.',
+      lastTransitionTime: '2026-12-01T10:00:00Z',
+      lastUpdateTime: '2026-12-01T10:00:00Z',
+    },
+  ],
+};
+
+function rollout(name: string, status: RolloutStatus | undefined, blueGreen = false): Rollout {
+  const r = rolloutFixture(blueGreen ? { strategy: { blueGreen: { activeService: 'web' } } } : {});
+  return {
+    ...r,
+    metadata: { ...r.metadata, name, namespace: 'prod' },
+    ...(status ? { status } : {}),
+  };
+}
+
+function aborted(status: RolloutStatus): RolloutStatus {
+  return {
+    ...status,
+    phase: 'Degraded',
+    conditions: [
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'RolloutAborted',
+        message: 'Rollout aborted update to revision 2',
+        lastTransitionTime: '2026-12-01T10:05:00Z',
+        lastUpdateTime: '2026-12-01T10:05:00Z',
+      },
+    ],
+  };
+}
+
 describe('rollout_info', () => {
-  it('has one series per Rollout, 1 for its phase, as Argo', async () => {
+  it("has one series per Rollout, 1, with Argo's labels and our status.phase as status_phase", async () => {
     const m = new ControllerMetrics({ defaultMetrics: false });
-    m.setRolloutPhase('prod', 'web', 'Progressing');
-    m.setRolloutPhase('prod', 'api', 'Healthy');
-    assert.deepEqual(await infoSeries(m), [
-      'rollout_info{namespace="prod",name="api",strategy="canary",phase="Healthy"} 1',
-      'rollout_info{namespace="prod",name="web",strategy="canary",phase="Progressing"} 1',
+    m.setRollout(rollout('web', settled));
+    m.setRollout(rollout('api', { ...settled, phase: 'Progressing', conditions: [] }, true));
+    assert.deepEqual(await series(m, 'rollout_info'), [
+      'rollout_info{namespace="prod",name="api",strategy="blueGreen",traffic_router="",phase="Progressing",status_phase="Progressing"} 1',
+      'rollout_info{namespace="prod",name="web",strategy="canary",traffic_router="",phase="Completed",status_phase="Healthy"} 1',
     ]);
   });
 
-  it('moves the series when the phase changes, and drops it when the Rollout goes', async () => {
+  it('moves the series when a label changes, and drops it when the Rollout goes', async () => {
     const m = new ControllerMetrics({ defaultMetrics: false });
-    m.setRolloutPhase('prod', 'web', 'Progressing');
-    m.setRolloutPhase('prod', 'web', 'Progressing');
-    m.setRolloutPhase('prod', 'web', 'Degraded');
-    assert.deepEqual(await infoSeries(m), [
-      'rollout_info{namespace="prod",name="web",strategy="canary",phase="Degraded"} 1',
+    m.setRollout(rollout('web', settled));
+    m.setRollout(rollout('web', settled));
+    m.setRollout(rollout('web', aborted(settled)));
+    assert.deepEqual(await series(m, 'rollout_info'), [
+      'rollout_info{namespace="prod",name="web",strategy="canary",traffic_router="",phase="Abort",status_phase="Degraded"} 1',
     ]);
     m.forgetRollout('prod', 'web');
-    assert.deepEqual(await infoSeries(m), []);
-    // A Rollout with no phase yet (no status written) has no series either.
-    m.setRolloutPhase('prod', 'new', undefined);
-    assert.deepEqual(await infoSeries(m), []);
+    assert.deepEqual(await series(m, 'rollout_info'), []);
   });
 
-  it('labels a blue-green Rollout strategy="blueGreen", and moves the series when the strategy changes', async () => {
+  it('has no series for a Rollout whose status was never written', async () => {
     const m = new ControllerMetrics({ defaultMetrics: false });
-    m.setRolloutPhase('prod', 'web', 'Healthy', 'blueGreen');
-    assert.deepEqual(await infoSeries(m), [
-      'rollout_info{namespace="prod",name="web",strategy="blueGreen",phase="Healthy"} 1',
+    m.setRollout(rollout('new', undefined));
+    assert.deepEqual(await series(m, 'rollout_info'), []);
+  });
+});
+
+describe('rollout_info_replicas_*', () => {
+  const status: RolloutStatus = {
+    ...settled,
+    phase: 'Progressing',
+    replicas: 5,
+    updatedReplicas: 2,
+    availableReplicas: 3,
+  };
+
+  it('are not served without --rollout-replica-metrics', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setRollout(rollout('web', status));
+    const text = await m.registry.metrics();
+    assert.doesNotMatch(text, /rollout_info_replicas/);
+  });
+
+  it("with it, carry Argo's available, unavailable, desired and updated, and go with the Rollout", async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false, replicaGauges: true });
+    m.setRollout(rollout('web', status));
+    const values = async () =>
+      Promise.all(
+        ['available', 'unavailable', 'desired', 'updated'].map((s) =>
+          series(m, `rollout_info_replicas_${s}`),
+        ),
+      );
+    assert.deepEqual(await values(), [
+      ['rollout_info_replicas_available{namespace="prod",name="web"} 3'],
+      ['rollout_info_replicas_unavailable{namespace="prod",name="web"} 2'],
+      ['rollout_info_replicas_desired{namespace="prod",name="web"} 4'],
+      ['rollout_info_replicas_updated{namespace="prod",name="web"} 2'],
     ]);
-    m.setRolloutPhase('prod', 'web', 'Healthy', 'canary');
-    assert.deepEqual(await infoSeries(m), [
-      'rollout_info{namespace="prod",name="web",strategy="canary",phase="Healthy"} 1',
+    m.forgetRollout('prod', 'web');
+    assert.deepEqual(await values(), [[], [], [], []]);
+  });
+});
+
+describe('rollout_events_total', () => {
+  it('counts the events recorded about each Rollout by type and reason, and only Rollouts', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    const web = rollout('web', settled);
+    m.countEvent(web, 'Normal', 'RolloutStepCompleted');
+    m.countEvent(web, 'Normal', 'RolloutStepCompleted');
+    m.countEvent(web, 'Warning', 'RolloutAborted');
+    m.countEvent(
+      { kind: 'AnalysisRun', metadata: { namespace: 'prod', name: 'run' } },
+      'Warning',
+      'MetricFailed',
+    );
+    assert.deepEqual(await series(m, 'rollout_events_total'), [
+      'rollout_events_total{namespace="prod",name="web",type="Normal",reason="RolloutStepCompleted"} 2',
+      'rollout_events_total{namespace="prod",name="web",type="Warning",reason="RolloutAborted"} 1',
     ]);
+  });
+
+  it("drops a deleted Rollout's counts (per-object series must not grow without bound)", async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setRollout(rollout('web', settled));
+    m.countEvent(rollout('web', settled), 'Normal', 'RolloutCompleted');
+    m.countEvent(rollout('api', settled), 'Normal', 'RolloutCompleted');
+    m.forgetRollout('prod', 'web');
+    assert.deepEqual(await series(m, 'rollout_events_total'), [
+      'rollout_events_total{namespace="prod",name="api",type="Normal",reason="RolloutCompleted"} 1',
+    ]);
+  });
+});
+
+function run(phase: AnalysisRun['status'], dryRun = false): AnalysisRun {
+  return {
+    apiVersion: 'stepwise.dev/v1alpha1',
+    kind: 'AnalysisRun',
+    metadata: { namespace: 'prod', name: 'web-abc-2-1' },
+    spec: {
+      metrics: [
+        { name: 'success-rate', provider: { prometheus: { query: 'up' } } },
+        { name: 'smoke', provider: { web: { url: 'http://web/healthz' } } },
+        { name: 'load', provider: { job: { spec: {} } } },
+      ],
+      ...(dryRun ? { dryRun: [{ metricName: 'smo.*' }] } : {}),
+    },
+    ...(phase ? { status: phase } : {}),
+  };
+}
+
+describe('analysis_run_info, analysis_run_metric_type, analysis_run_metric_phase', () => {
+  it("say the run's phase and, per metric, Argo's provider type and the metric's phase", async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setAnalysisRun(
+      run(
+        {
+          phase: 'Running',
+          metricResults: [
+            { name: 'success-rate', phase: 'Successful' },
+            { name: 'smoke', phase: 'Running' },
+          ],
+        },
+        true,
+      ),
+    );
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Running"} 1',
+    ]);
+    assert.deepEqual(await series(m, 'analysis_run_metric_type'), [
+      'analysis_run_metric_type{namespace="prod",name="web-abc-2-1",metric="load",type="Job"} 1',
+      'analysis_run_metric_type{namespace="prod",name="web-abc-2-1",metric="smoke",type="Web"} 1',
+      'analysis_run_metric_type{namespace="prod",name="web-abc-2-1",metric="success-rate",type="Prometheus"} 1',
+    ]);
+    assert.deepEqual(await series(m, 'analysis_run_metric_phase'), [
+      'analysis_run_metric_phase{namespace="prod",name="web-abc-2-1",metric="load",type="Job",dry_run="false",phase="Pending"} 1',
+      'analysis_run_metric_phase{namespace="prod",name="web-abc-2-1",metric="smoke",type="Web",dry_run="true",phase="Running"} 1',
+      'analysis_run_metric_phase{namespace="prod",name="web-abc-2-1",metric="success-rate",type="Prometheus",dry_run="false",phase="Successful"} 1',
+    ]);
+  });
+
+  it('a run not yet started is Pending; a phase change moves the series; a deleted run has none', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setAnalysisRun(run(undefined));
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Pending"} 1',
+    ]);
+    m.setAnalysisRun(run({ phase: 'Failed', metricResults: [{ name: 'load', phase: 'Failed' }] }));
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Failed"} 1',
+    ]);
+    assert.ok(
+      (await series(m, 'analysis_run_metric_phase')).includes(
+        'analysis_run_metric_phase{namespace="prod",name="web-abc-2-1",metric="load",type="Job",dry_run="false",phase="Failed"} 1',
+      ),
+    );
+    assert.equal((await series(m, 'analysis_run_metric_phase')).length, 3, 'one per metric');
+    m.forgetAnalysisRun('prod', 'web-abc-2-1');
+    for (const family of [
+      'analysis_run_info',
+      'analysis_run_metric_type',
+      'analysis_run_metric_phase',
+    ]) {
+      assert.deepEqual(await series(m, family), [], family);
+    }
+  });
+});
+
+describe('followAnalysisRunMetrics', () => {
+  it('serves the runs the cache holds once leading, and follows their updates and deletion', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    const cached = [run({ phase: 'Running' })];
+    let handler: EventHandler<AnalysisRun> | undefined;
+    const runs = {
+      // As the informer does: a handler registered late is told of what the cache holds.
+      addEventHandler(h: EventHandler<AnalysisRun>) {
+        handler = h;
+        for (const r of cached) h.onAdd?.(r);
+      },
+    };
+    assert.deepEqual(await series(m, 'analysis_run_info'), [], 'nothing before leading');
+    followAnalysisRunMetrics(runs, m);
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Running"} 1',
+    ]);
+    handler?.onUpdate?.(run({ phase: 'Running' }), run({ phase: 'Successful' }));
+    assert.deepEqual(await series(m, 'analysis_run_info'), [
+      'analysis_run_info{namespace="prod",name="web-abc-2-1",phase="Successful"} 1',
+    ]);
+    handler?.onDelete?.(run({ phase: 'Successful' }));
+    assert.deepEqual(await series(m, 'analysis_run_info'), []);
+  });
+});
+
+describe('process metrics', () => {
+  it('keep the event-loop lag family (sampled once a second, not every 10 ms)', async () => {
+    const m = new ControllerMetrics();
+    const text = await m.registry.metrics();
+    assert.match(text, /^nodejs_eventloop_lag_p99_seconds /m);
   });
 });

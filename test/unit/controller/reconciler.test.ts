@@ -16,6 +16,8 @@ function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
   const api = new FakeKubeApi();
   api.seed(rollout);
   const events: string[] = [];
+  /** What each pass told the metrics (onPhase). */
+  const phases: (string | undefined)[] = [];
   let cached = rollout;
   let rss = replicaSets;
   const cache: RolloutCache = {
@@ -31,11 +33,13 @@ function setup(rollout: Rollout, replicaSets: ReplicaSet[] = []) {
     events: { event: (_r, type, reason) => events.push(`${type} ${reason}`) },
     clock,
     log: silentLogger,
+    onPhase: (r) => phases.push(r.status?.phase),
   });
   return {
     api,
     clock,
     events,
+    phases,
     reconciler,
     setCached: (r: Rollout) => (cached = r),
     setReplicaSets: (list: ReplicaSet[]) => (rss = list),
@@ -194,5 +198,7 @@ describe('RolloutReconciler', () => {
     await assert.rejects(t.reconciler.reconcile('ns/web'), { name: 'RefusedWriteError' });
     assert.equal(statusWrites(), before);
     assert.equal(t.events.filter((e) => e.startsWith('Warning')).length, 1);
+    // Each refused pass still tells the metrics, so rollout_info says Degraded (Argo's Error).
+    assert.deepEqual(t.phases, [undefined, 'Degraded']);
   });
 });

@@ -183,4 +183,23 @@ describe('event recorder', () => {
     assert.equal(body.note.length, 1024);
     assert.equal(body.metadata.namespace, 'default');
   });
+
+  test('tells onRecorded of every event, repeats aggregated into one Event included', async () => {
+    const seen: string[] = [];
+    const rec = new KubeEventRecorder({
+      api: new FakeKubeApi(),
+      clock: new FakeClock(),
+      reportingInstance: 'stepwise-0',
+      onRecorded: (o, type, reason) => seen.push(`${o.kind ?? ''} ${type} ${reason}`),
+    });
+    rec.event(rollout, 'Normal', 'RolloutStepCompleted', 'step 1');
+    rec.event(rollout, 'Normal', 'RolloutStepCompleted', 'step 1');
+    rec.event(rollout, 'Warning', 'RolloutAborted', 'aborted');
+    await rec.flush();
+    assert.deepEqual(seen, [
+      'Rollout Normal RolloutStepCompleted',
+      'Rollout Normal RolloutStepCompleted',
+      'Rollout Warning RolloutAborted',
+    ]);
+  });
 });
