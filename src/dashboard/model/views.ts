@@ -18,13 +18,13 @@ import type { ActionOffer, ConditionView, DetailView, EventView, RowView } from 
 export const keyOf = (ro: Rollout): string =>
   `${ro.metadata.namespace ?? ''}/${ro.metadata.name ?? ''}`;
 
-export function rowOf(raw: Rollout, now = Date.now()): RowView {
+export function rowOf(raw: Rollout): RowView {
   const ro = sanitised(raw);
   const { phase, message } = rolloutPhase(ro);
   const view = strategyView(ro);
   const cells = view.listCells(ro);
   const why = needsMe(ro);
-  const approval = approvalAsk(ro, now);
+  const approval = approvalAsk(ro);
   return {
     key: keyOf(ro),
     namespace: ro.metadata.namespace ?? '',
@@ -41,9 +41,9 @@ export function rowOf(raw: Rollout, now = Date.now()): RowView {
 }
 
 /** Rows sorted: people wanted first, then by namespace and name. */
-export function rowsOf(rollouts: readonly Rollout[], now = Date.now()): RowView[] {
+export function rowsOf(rollouts: readonly Rollout[]): RowView[] {
   return rollouts
-    .map((ro) => rowOf(ro, now))
+    .map(rowOf)
     .sort(
       (a, b) =>
         Number(b.needsMe !== undefined) - Number(a.needsMe !== undefined) ||

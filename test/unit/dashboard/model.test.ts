@@ -291,22 +291,22 @@ describe('awaiting my approval', () => {
   const bob = { username: 'bob', groups: ['dev'] };
 
   it('asks the users and groups the step names; naming nobody asks anyone', () => {
-    const named = rowOf(waiting({ users: ['bob'], groups: ['sre'] }), NOW);
+    const named = rowOf(waiting({ users: ['bob'], groups: ['sre'] }));
     assert.deepEqual(named.approval, { users: ['bob'], groups: ['sre'], decided: [] });
     assert.deepEqual(
       [alice, bob, { username: 'carol', groups: ['dev'] }].map((v) => awaitsViewer(named, v)),
       [true, true, false],
     );
-    assert.equal(awaitsViewer(rowOf(waiting({}), NOW), bob), true);
+    assert.equal(awaitsViewer(rowOf(waiting({})), bob), true);
     assert.equal(awaitsViewer(named, undefined), false, 'an unknown viewer is asked nothing');
-    assert.equal(rowOf(rollout(pausedStatus), NOW).approval, undefined, 'not an approval step');
+    assert.equal(rowOf(rollout(pausedStatus)).approval, undefined, 'not an approval step');
   });
 
   it('filters and counts for the viewer; who already approved is not asked again', () => {
     const rows = [
-      rowOf(waiting({ groups: ['sre'] }), NOW),
-      rowOf(waiting({ users: ['bob'] }), NOW),
-      rowOf(rollout(pausedStatus), NOW),
+      rowOf(waiting({ groups: ['sre'] })),
+      rowOf(waiting({ users: ['bob'] })),
+      rowOf(rollout(pausedStatus)),
     ];
     assert.equal(filterRows(rows, { awaitingMe: true }, alice).length, 1);
     assert.equal(countRows(rows, bob).awaitingMe, 1);
@@ -323,7 +323,6 @@ describe('awaiting my approval', () => {
           at: ago(5),
         },
       ]),
-      NOW,
     );
     assert.deepEqual(decided.approval?.decided, ['alice']);
     assert.equal(awaitsViewer(decided, alice), false);
