@@ -18,7 +18,7 @@ import { canaryToFirstPause } from './support/argo-scenarios.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
 import { WatchHistory } from './support/history.ts';
-import { http, installCrds, waitFor } from './support/rollouts.ts';
+import { http, installCrds, waitFor, waitForEvents } from './support/rollouts.ts';
 
 const LEASE_NAME = 'argo-rollouts-controller-lock';
 
@@ -100,6 +100,8 @@ describe("Stepwise serving argoproj.io in place while Argo's controller runs", (
       "Argo's step hash, step, pause and phase as Argo left them",
     );
 
+    // The Event goes out with the status write; the recorder sends it a moment later.
+    await waitForEvents(ns, ['ArgoRolloutsControllerRunning']);
     const events = await http.json<{
       items: {
         type?: string;
