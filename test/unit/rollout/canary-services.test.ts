@@ -110,4 +110,19 @@ describe('a basic canary at full weight: the stable Service', () => {
     assert.equal(hashOf(selected(s, 'web-stable')), oldHash);
     assert.equal(s.rollout.status?.phase, 'Degraded');
   });
+
+  it('a new version whose pods never become Ready: the stable Service never leaves the stable, even as it drains within maxUnavailable', () => {
+    const s = pausedCanary({ maxSurge: 0, maxUnavailable: 1 });
+    const oldHash = s.rollout.status?.stableRS;
+    s.unreadyImages.add('web:3');
+    s.setImage('web:3');
+    s.run();
+    s.promote();
+    for (let i = 0; i < 10; i++) {
+      s.settle();
+      s.pass();
+      assert.equal(hashOf(selected(s, 'web-stable')), oldHash, `pass ${i}`);
+      assertStableServes(s, `pass ${i}`);
+    }
+  });
 });
