@@ -149,7 +149,13 @@ plugin: deps
 E2E_CONCURRENCY ?= 3
 # Default: every file, the longest first (test/e2e/support/file-order.ts).
 E2E_FILES ?= $$($(TS) test/e2e/support/file-order.ts)
-e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin plugin plugin-binary image
+e2e: e2e-ready
+	@$(MAKE) --no-print-directory e2e-run
+
+# What the end-to-end files use, built before them.
+e2e-ready: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin plugin plugin-binary image
+
+e2e-run:
 	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
 		STEPWISE_PLUGIN_DIR=$(abspath $(SEA_DIR)) \
 		NODE_COMPILE_CACHE=$(abspath .stepwise/compile-cache) \
@@ -160,7 +166,11 @@ e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-b
 e2e-durations:
 	cp .stepwise/e2e-durations.json test/e2e/durations.json
 
-test: lint typecheck crds-check unit e2e
+# The checks beside the builds the end-to-end run needs (each is mostly one core's work), then the
+# end-to-end run.
+test:
+	@$(MAKE) --no-print-directory -j2 lint typecheck crds-check unit e2e-ready
+	@$(MAKE) --no-print-directory e2e-run
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
@@ -190,7 +200,7 @@ run: build
 clean:
 	rm -rf dist .stepwise
 
-.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary e2e-durations release release-reproducible
+.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary e2e-durations e2e-ready e2e-run release release-reproducible
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
