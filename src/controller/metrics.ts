@@ -6,22 +6,16 @@
  * per-object labels there behave like a memory leak (Argo PR #3929). The per-object families
  * here drop an object's series when it goes.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ROLLOUT_KIND } from '../api/index.ts';
 import type { AnalysisRun, Rollout } from '../api/index.ts';
 import { requestMetrics, workqueueMetrics } from '../kube/index.ts';
 import type { KubeObject, RequestInfo, QueueMetrics } from '../kube/index.ts';
 import { analysisRunSeries } from './analysis-metrics.ts';
+import { processMetrics } from './event-loop-metrics.ts';
 import type { AnalysisRunSeries } from './analysis-metrics.ts';
 import { replicaFigures, rolloutInfoLabels } from './rollout-metrics.ts';
 import type { RolloutInfoLabels } from './rollout-metrics.ts';
-
-/**
- * Event-loop delay is sampled this often (ms) for nodejs_eventloop_lag_*. prom-client's 10 ms
- * default woke an idle process 100 times a second: 79 ms of CPU per 10 s in a bare Node process,
- * 6 ms at 1000 (issue 24). A coarser histogram still shows a blocked loop.
- */
-export const EVENT_LOOP_SAMPLE_MS = 1000;
 
 type ObjectLabels = 'namespace' | 'name';
 type EventLabels = Record<ObjectLabels | 'type' | 'reason', string>;
@@ -74,10 +68,7 @@ export class ControllerMetrics {
     this.registry = new Registry();
     const registers = [this.registry];
     if (opts.defaultMetrics !== false) {
-      collectDefaultMetrics({
-        register: this.registry,
-        eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
-      });
+      processMetrics(this.registry);
     }
     this.queue = workqueueMetrics(this.registry);
     this.request = requestMetrics(this.registry);
