@@ -114,12 +114,12 @@ describe('chart: dashboard and alerts', () => {
 });
 
 describe('chart: logFormat', () => {
+  interface Deployment extends Doc {
+    readonly spec: { template: { spec: { containers: { args: string[] }[] } } };
+  }
   const args = (docs: readonly Doc[]): readonly string[] =>
-    (
-      findDoc(docs, 'Deployment', 'stepwise-controller') as unknown as {
-        spec: { template: { spec: { containers: { args: string[] }[] } } };
-      }
-    ).spec.template.spec.containers[0]?.args ?? [];
+    findDoc<Deployment>(docs, 'Deployment', 'stepwise-controller').spec.template.spec.containers[0]
+      ?.args ?? [];
 
   it('passes --log-format (json by default, text when asked); refuses another', () => {
     assert.ok(args(render()).includes('--log-format=json'));
