@@ -11,6 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import type { AnalysisTemplate, Rollout } from '../../src/api/index.ts';
+import { freeLoopbackPorts } from '../cluster/ports.ts';
 import { testNamespace } from '../cluster/testing.ts';
 import { startPrometheus } from '../prometheus/server.ts';
 import type { RunningPrometheus } from '../prometheus/server.ts';
@@ -51,14 +52,23 @@ let prometheus: RunningPrometheus;
 let startedAt = 0;
 
 before(async () => {
+  // The controller on a port chosen here, so that Prometheus (whose first scrape takes seconds)
+  // starts beside it rather than after it.
+  const { metrics } = await freeLoopbackPorts(['metrics']);
   await installCrds();
-  controller = await startController({
-    args: ['--leader-elect=false', '--rollout-replica-metrics=true'],
-  });
-  // Named as Argo's dashboard selects it, as a user running it unchanged names the scrape job.
-  prometheus = await startPrometheus({
-    scrapeTargets: [{ job: ARGO_DASHBOARD_JOB, target: `127.0.0.1:${controller.metricsPort}` }],
-  });
+  [controller, prometheus] = await Promise.all([
+    startController({
+      args: [
+        '--leader-elect=false',
+        '--rollout-replica-metrics=true',
+        `--metrics-bind-address=127.0.0.1:${metrics}`,
+      ],
+    }),
+    // Named as Argo's dashboard selects it, as a user running it unchanged names the scrape job.
+    startPrometheus({
+      scrapeTargets: [{ job: ARGO_DASHBOARD_JOB, target: `127.0.0.1:${metrics}` }],
+    }),
+  ]);
   startedAt = Date.now() / 1000;
 });
 after(async () => {
