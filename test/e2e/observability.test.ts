@@ -119,6 +119,14 @@ async function promoted(): Promise<void> {
   await waitForRollout(ns, 'web', 'Healthy', phase('Healthy'));
   await setImage(ns, 'web', 'app:2');
   await waitForRollout(ns, 'web', 'paused at step 1', phase('Paused'));
+  // At debug level (the e2e controllers' level) each pass logs the writes it planned.
+  await controller.waitForLog(
+    (l) =>
+      l.msg === 'pass planned' &&
+      l.rollout === `${ns}/web` &&
+      Array.isArray(l.writes) &&
+      l.writes.includes('event Normal RolloutPaused'),
+  );
   // Held a few scrapes so that Paused is seen, then promoted.
   await scraped(`rollout_info{namespace="${ns}",phase="Paused"}`);
   await patchStatus(ns, 'web', { pauseConditions: null });

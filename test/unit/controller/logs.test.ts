@@ -2,7 +2,10 @@
 // --log-format text, the level filter, one `rollout` key (namespace/name) on every line about a
 // Rollout, and at debug level one line per pass naming the writes it planned.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import type { ReplicaSet } from '../../../src/api/index.ts';
 import { ConfigError, parseConfig } from '../../../src/controller/config.ts';
 import { configSummary } from '../../../src/controller/config-summary.ts';
@@ -13,6 +16,7 @@ import type { Key, Reconciler } from '../../../src/controller/reconciler.ts';
 import { runWorkers } from '../../../src/controller/worker.ts';
 import { RateLimitingQueue } from '../../../src/kube/workqueue.ts';
 import type { Write } from '../../../src/rollout/index.ts';
+import { REPO_ROOT } from '../../cluster/state.ts';
 import { FakeClock } from '../../fixtures/kube/fake-clock.ts';
 
 const AT = new Date('2026-12-07T01:02:03.000Z');
@@ -153,5 +157,28 @@ describe('worker lines name the object by its controller', () => {
     assert.equal(line.key, undefined);
     await queue.shutDown();
     await done;
+  });
+});
+
+describe('the controller process', () => {
+  it('with --log-format text, its start-up line is text, with the configuration and no secret', async () => {
+    // No cluster: the kubeconfig is missing, so it stops right after the start-up line.
+    const run = await promisify(execFile)(
+      process.execPath,
+      [
+        '--disable-warning=ExperimentalWarning',
+        join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+        '--log-format=text',
+        '--public-url=https://ops:hunter2@stepwise.example.com/?token=s3cret',
+      ],
+      { env: { ...process.env, KUBECONFIG: join(REPO_ROOT, 'no-such-kubeconfig') } },
+    ).catch((err: unknown) => err as { stdout: string; stderr: string });
+    const [first] = run.stdout.split('\n');
+    assert.match(
+      first ?? '',
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}starting component=stepwise-controller /,
+    );
+    assert.match(first ?? '', /"logFormat":"text"/);
+    assert.doesNotMatch(run.stdout + run.stderr, /hunter2|s3cret/);
   });
 });
