@@ -371,10 +371,12 @@ describe('the chart, rendered', () => {
       'metrics.serviceMonitor.enabled': true,
       'metrics.serviceMonitor.labels.release': 'prometheus',
       logLevel: 'debug',
+      logFormat: 'text',
     });
     const deployment = find<Deployment>(scoped, 'Deployment', 'blue-stepwise-controller');
     assert.deepEqual(controllerContainer(deployment).args?.slice(4), [
       '--log-level=debug',
+      '--log-format=text',
       '--qps=50',
       '--burst=100',
       '--namespace=apps',
