@@ -88,8 +88,8 @@ chart-files: deps
 
 # One process for all the files (--test-isolation=none): no unit test relies on a process of its
 # own (no process-wide state, environment or module mocks), and 93 Node start-ups cost more than
-# the tests themselves.
-unit: deps helm-bins
+# the tests themselves. promtool (prometheus-bins) checks and tests the alert rules.
+unit: deps helm-bins prometheus-bins
 	$(TS) --test --test-isolation=none --test-reporter=spec 'test/unit/**/*.test.ts'
 
 cluster-bins:

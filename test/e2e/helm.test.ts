@@ -266,6 +266,9 @@ describe('the chart, rendered', () => {
         instanceId: 'blue',
         'approvals.publicUrl': 'https://stepwise.example.com',
         'metrics.serviceMonitor.enabled': true,
+        'observability.dashboard.enabled': true,
+        'observability.prometheusRule.enabled': true,
+        logFormat: 'text',
         replicas: 1,
       },
       { 'approvals.enabled': false, 'notifications.secretName': '', 'crds.install': false },
@@ -368,10 +371,12 @@ describe('the chart, rendered', () => {
       'metrics.serviceMonitor.enabled': true,
       'metrics.serviceMonitor.labels.release': 'prometheus',
       logLevel: 'debug',
+      logFormat: 'text',
     });
     const deployment = find<Deployment>(scoped, 'Deployment', 'blue-stepwise-controller');
     assert.deepEqual(controllerContainer(deployment).args?.slice(4), [
       '--log-level=debug',
+      '--log-format=text',
       '--qps=50',
       '--burst=100',
       '--namespace=apps',

@@ -7,7 +7,7 @@ import { followAnalysisRunMetrics } from '../../../src/controller/controllers.ts
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
 import { delayFigures } from '../../../src/controller/event-loop-metrics.ts';
 import type { EventHandler } from '../../../src/kube/index.ts';
-import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
+import { Sim, rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 async function series(m: ControllerMetrics, family: string): Promise<string[]> {
   const text = await m.registry.getSingleMetricAsString(family);
@@ -300,5 +300,63 @@ describe('process metrics', () => {
     assert.equal(delayFigures({ ...histogram, min: 999_000_000 }, 1000)?.min, 0);
     histogram.reset();
     assert.equal(delayFigures(histogram, 1000), undefined, 'no sample since the last scrape');
+  });
+});
+
+describe('stepwise_rollout_canary_weight and stepwise_rollout_step_index', () => {
+  const weightAndStep = async (m: ControllerMetrics) => [
+    await series(m, 'stepwise_rollout_canary_weight'),
+    await series(m, 'stepwise_rollout_step_index'),
+  ];
+
+  it('follow a canary update step by step, stay at 0 when it is aborted, and go once it is settled', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    const sim = new Sim(
+      rolloutFixture({
+        strategy: { canary: { steps: [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }] } },
+      }),
+    );
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.deepEqual(await weightAndStep(m), [[], []], 'a settled Rollout has none');
+
+    sim.setImage('web:2');
+    sim.run();
+    m.setRollout(sim.rollout);
+    const at = `{namespace="${sim.rollout.metadata.namespace}",name="${sim.rollout.metadata.name}"}`;
+    assert.deepEqual(await weightAndStep(m), [
+      [`stepwise_rollout_canary_weight${at} 25`],
+      [`stepwise_rollout_step_index${at} 1`],
+    ]);
+
+    sim.abort();
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.deepEqual(await weightAndStep(m), [
+      [`stepwise_rollout_canary_weight${at} 0`],
+      [`stepwise_rollout_step_index${at} 0`], // an abort goes back to the first step, as in Argo
+    ]);
+
+    sim.retry();
+    sim.run();
+    sim.promote();
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+    assert.deepEqual(await weightAndStep(m), [[], []], 'none once the update is done');
+  });
+
+  it('are not kept for a blue-green Rollout, and go with a deleted Rollout', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setRollout(
+      rollout('bg', { ...settled, phase: 'Progressing', currentPodHash: 'b', stableRS: 'a' }, true),
+    );
+    assert.deepEqual(await weightAndStep(m), [[], []]);
+    m.setRollout(
+      rollout('web', { ...settled, phase: 'Paused', currentPodHash: 'b', stableRS: 'a' }),
+    );
+    assert.equal((await weightAndStep(m))[0]?.length, 1);
+    m.forgetRollout('prod', 'web');
+    assert.deepEqual(await weightAndStep(m), [[], []]);
   });
 });
