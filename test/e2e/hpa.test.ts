@@ -32,7 +32,6 @@ import {
   rolloutBody,
   setImage,
   split,
-  waitFor,
   waitForList,
   waitForRollout,
 } from './support/rollouts.ts';
@@ -42,9 +41,10 @@ const STEPS = { canary: { steps: [{ setWeight: 30 }, { pause: {} }] } };
 const SURGE_AT_5 = 2;
 const UNAVAILABLE_AT_5 = 1;
 
-interface Hpa {
-  metadata: { name: string };
-  status?: { currentReplicas?: number; desiredReplicas?: number };
+/** autoscaling/v1 Scale, as the HPA controller reads a target. */
+interface Scale {
+  spec?: { replicas?: number };
+  status?: { replicas?: number; selector?: string };
 }
 
 let controller: ControllerProcess;
@@ -111,14 +111,15 @@ describe('an HPA scales a Rollout during a canary', () => {
     assert.equal(still.status?.stableRS, paused.status?.stableRS);
     assert.equal(still.status?.currentStepIndex, 1);
     assert.equal(still.status?.phase, 'Paused');
-    // What the HPA reads back through the scale subresource: every pod the Rollout runs.
-    await waitFor<Hpa>(
-      'the HPA sees 6 current replicas',
-      `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`,
-      'web',
-      (h) => h.status?.currentReplicas === 6,
-      20_000,
+    // What the HPA reads back through the scale subresource: every pod the Rollout runs, and
+    // the selector it reads metrics for.
+    const scale = await http.json<Scale>(
+      'GET',
+      `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/rollouts/web/scale`,
     );
+    assert.equal(scale.spec?.replicas, 5);
+    assert.equal(scale.status?.replicas, 6);
+    assert.equal(scale.status?.selector, 'app=web');
 
     await patchStatus(ns, 'web', { pauseConditions: null }); // as `kubectl stepwise promote`
     const done = await waitForRollout(
@@ -158,7 +159,10 @@ describe('an HPA scales a Rollout during a canary', () => {
     );
     // Nothing moves while the canary stays unready: the split holds, the stable keeps serving.
     await rss.window(QUIET_WINDOW_MS);
-    const states = scaleStates(rss.events);
+    // From the first state with both ReplicaSets: the watch lists them one at a time.
+    const states = scaleStates(rss.events).filter(
+      (s) => s.replicas.has(stable) && s.replicas.has(newHash),
+    );
     const history = trace(states, stable, newHash);
     t.diagnostic(`stable/canary from the HPA on: ${history}`);
     const over = states.filter((s) => total(s) > 5 + SURGE_AT_5);
