@@ -16,7 +16,9 @@ function main(argv: readonly string[]): number {
     return 0;
   }
   if (existsSync(REFERENCE_FILE) && readFileSync(REFERENCE_FILE, 'utf8') === text) return 0;
-  console.error(`${REFERENCE_FILE} differs from the plugin's commands: run 'make docs' and commit it`);
+  console.error(
+    `${REFERENCE_FILE} differs from the plugin's commands: run 'make docs' and commit it`,
+  );
   return 1;
 }
 

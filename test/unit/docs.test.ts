@@ -29,10 +29,13 @@ interface Block {
 /** Fenced blocks; the text outside them; that text without inline code. */
 function split(markdown: string): { text: string; prose: string; blocks: Block[] } {
   const blocks: Block[] = [];
-  const text = markdown.replace(/^( *)```(\w*)[^\n]*\n([\s\S]*?)^\1```$/gm, (_m, _i, lang, body) => {
-    blocks.push({ lang: String(lang), body: String(body) });
-    return '';
-  });
+  const text = markdown.replace(
+    /^( *)```(\w*)[^\n]*\n([\s\S]*?)^\1```$/gm,
+    (_m, _i, lang, body) => {
+      blocks.push({ lang: String(lang), body: String(body) });
+      return '';
+    },
+  );
   return { text, prose: text.replace(/`[^`\n]*`/g, ''), blocks };
 }
 
