@@ -23,7 +23,7 @@ NODE_MODULES := node_modules/.package-lock.json
 TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
-.PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check \
+.PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check docs docs-check \
         chart-files cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin cluster-up cluster-down \
         clean plugin image
 
@@ -81,6 +81,14 @@ crds-check: deps
 	$(TS) src/api/crd-gen.ts --check
 	$(TS) src/api/pod-template-gen.ts --check
 	$(TS) test/helm/chart-copies.ts --check
+
+# docs/plugin.md, the plugin's command reference, from its own command definitions (src/cli);
+# test/unit/cli/reference.test.ts fails when the committed copy differs.
+docs: deps
+	$(TS) src/cli/reference-gen.ts --write
+
+docs-check: deps
+	$(TS) src/cli/reference-gen.ts --check
 
 # The Helm chart's copies of deploy/ (CRDs, RBAC, identity policy), after editing those.
 chart-files: deps

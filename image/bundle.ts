@@ -43,6 +43,9 @@ export interface BundleOptions {
   readonly sourcemap: boolean;
   /** Version, commit and build date for src/api/version.ts; without it, the unstamped fallback. */
   readonly stamp?: BuildInfo;
+  /** The bundle's file name without `.mjs`: `controller` unless another program is bundled
+   *  (the demo application of the `stepwise-demo` image). */
+  readonly name?: string;
 }
 
 export const LICENSES_FILE = 'THIRD_PARTY_LICENSES.txt';
@@ -50,7 +53,7 @@ export const LICENSES_FILE = 'THIRD_PARTY_LICENSES.txt';
 export async function bundleController(opts: BundleOptions): Promise<string> {
   rmSync(opts.out, { recursive: true, force: true });
   const result = await build({
-    entryPoints: { controller: opts.entry },
+    entryPoints: { [opts.name ?? 'controller']: opts.entry },
     outdir: opts.out,
     bundle: true,
     splitting: true,
@@ -70,7 +73,7 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
   writeFileSync(join(opts.out, LICENSES_FILE), packages.map(licenseNotice).join('\n'));
-  return join(opts.out, BUNDLE_ENTRY);
+  return join(opts.out, opts.name ? `${opts.name}.mjs` : BUNDLE_ENTRY);
 }
 
 /**

@@ -236,7 +236,7 @@ describe('the Kustomize base', () => {
     );
   });
 
-  it('moves to the chart: without its namespace, helm install adopts the rest (README)', async () => {
+  it('moves to the chart: without its namespace, helm install adopts the rest (docs/installation.md)', async () => {
     // The Deployment's selector is immutable and the chart's names its release: the base's
     // namespaced objects go first. The cluster-scoped ones are adopted without --force-conflicts:
     // the identity policy's matchConstraints (atomic) spell out the API server's defaults, so
