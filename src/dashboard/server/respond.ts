@@ -34,13 +34,13 @@ export function json(res: ServerResponse, status: number, body: object): void {
   send(res, status, 'application/json', JSON.stringify(body));
 }
 
-/** The body as text; undefined when it is larger than MAX_BODY. */
-export async function readBody(req: IncomingMessage): Promise<string | undefined> {
+/** The body as text; undefined when it is larger than `max`. */
+export async function readBody(req: IncomingMessage, max = MAX_BODY): Promise<string | undefined> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return undefined;
+    if (size > max) return undefined;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -33,6 +33,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/** The in-cluster server's pages post two forms of their own (sign-in, sign-out). */
+export const CLUSTER_HEADERS: Readonly<Record<string, string>> = {
+  ...SECURITY_HEADERS,
+  'Content-Security-Policy': (SECURITY_HEADERS['Content-Security-Policy'] ?? '').replace(
+    "form-action 'none'",
+    "form-action 'self'",
+  ),
+};
+
 /** At most this many browsers signed in at once; the oldest session goes first. */
 const MAX_SESSIONS = 64;
 
