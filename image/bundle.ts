@@ -23,6 +23,9 @@ import type { BuildInfo } from '../src/api/version.ts';
 import { buildStamp, stampDefine } from './stamp.ts';
 
 export const BUNDLE_ENTRY = 'controller.mjs';
+/** The in-cluster dashboard (stepwise-dashboard), beside the controller in the same image: the
+ *  Helm chart's dashboard Deployment runs it. */
+export const DASHBOARD_BUNDLE_ENTRY = 'dashboard.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -43,14 +46,21 @@ export interface BundleOptions {
   readonly sourcemap: boolean;
   /** Version, commit and build date for src/api/version.ts; without it, the unstamped fallback. */
   readonly stamp?: BuildInfo;
+  /** The in-cluster dashboard's main module (src/cli/dashboard/in-cluster/main): bundled as
+   *  dashboard.mjs, with the page's script and style built now and carried as a string. */
+  readonly dashboardEntry?: string;
 }
 
 export const LICENSES_FILE = 'THIRD_PARTY_LICENSES.txt';
 
 export async function bundleController(opts: BundleOptions): Promise<string> {
   rmSync(opts.out, { recursive: true, force: true });
+  const dashboard = opts.dashboardEntry === undefined ? undefined : await dashboardDefine();
   const result = await build({
-    entryPoints: { controller: opts.entry },
+    entryPoints: {
+      controller: opts.entry,
+      ...(opts.dashboardEntry === undefined ? {} : { dashboard: opts.dashboardEntry }),
+    },
     outdir: opts.out,
     bundle: true,
     splitting: true,
@@ -66,11 +76,19 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
     absWorkingDir: REPO_ROOT,
     logLevel: 'warning',
     metafile: true,
-    ...(opts.stamp ? { define: stampDefine(opts.stamp) } : {}),
+    define: { ...(opts.stamp ? stampDefine(opts.stamp) : {}), ...dashboard },
+    // Only the sources bundle the page at run time (src/dashboard/build.ts); here it is defined.
+    external: ['esbuild'],
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
   writeFileSync(join(opts.out, LICENSES_FILE), packages.map(licenseNotice).join('\n'));
   return join(opts.out, BUNDLE_ENTRY);
+}
+
+/** The dashboard's page, bundled from src/dashboard/web/ now: no files or esbuild at run time. */
+async function dashboardDefine(): Promise<Record<string, string>> {
+  const { bundleAssets } = await import('../src/dashboard/build.ts');
+  return { STEPWISE_DASHBOARD_ASSETS: JSON.stringify(await bundleAssets()) };
 }
 
 /**
@@ -114,6 +132,7 @@ if (import.meta.main) {
   });
   await bundleController({
     entry: values.entry,
+    dashboardEntry: join(values.entry, '..', '..', 'cli', 'dashboard', 'in-cluster', 'main.js'),
     out: values.out,
     sourcemap: values.sourcemap,
     stamp: buildStamp(),

@@ -12,10 +12,14 @@ import { errorLine } from '../../errors.ts';
 import { dashboardAssets, serveClusterDashboard } from '../../../dashboard/index.ts';
 import { pluginActions } from '../actions.ts';
 import { startWatches } from '../watches.ts';
-import { parseInClusterFlags } from './flags.ts';
+import { IN_CLUSTER_USAGE, parseInClusterFlags } from './flags.ts';
 import { kubeAccess } from './kube-access.ts';
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(IN_CLUSTER_USAGE);
+    return 0;
+  }
   let config;
   try {
     config = parseInClusterFlags(process.argv.slice(2));
