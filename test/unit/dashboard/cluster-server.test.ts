@@ -157,6 +157,8 @@ describe('in-cluster dashboard server', () => {
     assert.equal(page.status, 401);
     assert.match(page.body, /<h1>Sign in<\/h1>/);
     assert.match(String(page.headers['content-security-policy']), /form-action 'self'/);
+    // Under no-referrer a browser posts the sign-in form with `Origin: null`, which is refused.
+    assert.equal(page.headers['referrer-policy'], 'same-origin');
     assert.equal((await call('/api/stream')).status, 401);
     assert.equal((await call('/healthz', { headers: { host: '10.1.2.3:3100' } })).status, 200);
   });
