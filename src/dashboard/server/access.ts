@@ -77,7 +77,8 @@ export function refusalText(user: SessionUser, a: ResourceAttributes, d: AccessD
 /**
  * Which namespaces each person may list Rollouts in, asked once per person and namespace and
  * kept for `ttlMs` (RBAC changes reach an open page after that), with at most `max` people
- * remembered. A failed check counts as "no" and is not kept.
+ * remembered. A check that fails (the API server unreachable, the review refused) rejects and
+ * is not kept: the page says so rather than showing an empty list.
  */
 export class NamespaceAccess {
   readonly #check: ClusterIdentity['check'];
@@ -114,9 +115,9 @@ export class NamespaceAccess {
     const answers = mine;
     const allowed = this.#check(user, listAttributes(namespace)).then(
       (d) => d.allowed,
-      () => {
+      (err: unknown) => {
         answers.delete(namespace);
-        return false;
+        throw err;
       },
     );
     mine.set(namespace, { at: t, allowed });

@@ -194,7 +194,12 @@ export async function serveClusterDashboard(o: ClusterDashboardOptions): Promise
     const body = await readBody(req, MAX_TOKEN_BODY);
     const token = new URLSearchParams(body ?? '').get('token')?.trim() ?? '';
     if (token === '') return page(res, 400, signInPage('Paste a bearer token to sign in.'));
-    const reviewed = await o.identity.review(token);
+    let reviewed;
+    try {
+      reviewed = await o.identity.review(token);
+    } catch (err) {
+      return page(res, 502, signInPage(`Cannot check the token now: ${messageOf(err)}`));
+    }
     if (!reviewed.ok) {
       return page(
         res,
@@ -239,7 +244,13 @@ export async function serveClusterDashboard(o: ClusterDashboardOptions): Promise
     if (request === undefined) return json(res, 400, { ok: false, message: ACTION_SHAPE });
     // Asked for this person before anything is sent: a refusal writes nothing.
     const attributes = actionAttributes(request);
-    const decision = await o.identity.check(session.user, attributes);
+    let decision;
+    try {
+      decision = await o.identity.check(session.user, attributes);
+    } catch (err) {
+      const message = `cannot ask Kubernetes whether you may ${attributes.verb} ${attributes.resource} in the namespace "${attributes.namespace}": ${messageOf(err)} (nothing was written)`;
+      return json(res, 502, { ok: false, message });
+    }
     if (!decision.allowed) {
       return json(res, 403, {
         ok: false,
@@ -270,3 +281,5 @@ export async function serveClusterDashboard(o: ClusterDashboardOptions): Promise
       }),
   };
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -94,9 +94,19 @@ async function listPayload(
   const all = ctx.hub.rows();
   const { canSee } = scope;
   let rows = all;
+  const unknown: string[] = [];
   if (canSee !== undefined) {
     const namespaces = [...new Set(all.map((r) => r.namespace))];
-    const seen = await Promise.all(namespaces.map(async (n) => [n, await canSee(n)] as const));
+    const seen = await Promise.all(
+      namespaces.map(async (n) => {
+        try {
+          return [n, await canSee(n)] as const;
+        } catch (err) {
+          unknown.push(`cannot tell whether you may see namespace ${n}: ${messageOf(err)}`);
+          return [n, false] as const;
+        }
+      }),
+    );
     const visible = new Set(seen.filter(([, ok]) => ok).map(([n]) => n));
     rows = all.filter((r) => visible.has(r.namespace));
   }
@@ -104,7 +114,7 @@ async function listPayload(
     now: t,
     scope: ctx.hub.scope,
     rows,
-    problems: ctx.hub.problems,
+    problems: [...ctx.hub.problems, ...unknown.sort()],
     ...(scope.viewer === undefined ? {} : { viewer: scope.viewer }),
   };
 }
@@ -117,17 +127,18 @@ async function detailPayload(
   t: number,
 ): Promise<DetailPayload> {
   const key = `${namespace}/${name}`;
-  if (scope.canSee !== undefined && !(await scope.canSee(namespace))) {
+  if (scope.canSee !== undefined) {
     const who = scope.viewer?.username ?? 'you';
-    return {
-      now: t,
-      key,
-      problems: [
-        ...ctx.hub.problems,
-        `forbidden: user "${who}" cannot list rollouts in the namespace "${namespace}"`,
-      ],
-      detail: null,
-    };
+    const refusal = await scope.canSee(namespace).then(
+      (ok) =>
+        ok
+          ? undefined
+          : `forbidden: user "${who}" cannot list rollouts in the namespace "${namespace}"`,
+      (err: unknown) => `cannot tell whether you may see namespace ${namespace}: ${messageOf(err)}`,
+    );
+    if (refusal !== undefined) {
+      return { now: t, key, problems: [...ctx.hub.problems, refusal], detail: null };
+    }
   }
   const ro = ctx.hub.rollout(namespace, name);
   const sets = ctx.hub.sets;
@@ -149,3 +160,5 @@ async function detailPayload(
           }),
   };
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -77,6 +77,7 @@ describe('in-cluster dashboard server', () => {
   const TOKENS: Record<string, { username: string; groups: string[] }> = {
     'alice-token': { username: 'alice', groups: ['shop-readers'] },
     'olga-token': { username: 'olga', groups: ['shop-operators'] },
+    'carol-token': { username: 'carol', groups: ['unreviewable'] },
   };
   // Who may do what: readers list in shop; operators also patch rollouts/status in shop.
   const allowed = (groups: readonly string[], verb: string, ns: string): boolean =>
@@ -91,7 +92,10 @@ describe('in-cluster dashboard server', () => {
         user ? { ok: true, user } : { ok: false, message: 'token lookup failed' },
       );
     },
-    check: (user, a) => Promise.resolve({ allowed: allowed(user.groups, a.verb, a.namespace) }),
+    check: (user, a) =>
+      user.groups.includes('unreviewable')
+        ? Promise.reject(new Error('subjectaccessreviews is forbidden'))
+        : Promise.resolve({ allowed: allowed(user.groups, a.verb, a.namespace) }),
   };
   const ran: { req: ActionRequest; session: ClusterSession }[] = [];
   let dash: ClusterDashboard;
@@ -208,6 +212,28 @@ describe('in-cluster dashboard server', () => {
       hidden.body,
       /forbidden: user \\"alice\\" cannot list rollouts in the namespace \\"bank\\"/,
     );
+  });
+
+  it('says so when it cannot ask Kubernetes what a person may see, rather than an empty list', async () => {
+    const { cookie, csrf } = await signIn('carol-token');
+    const list = await call('/api/stream', { headers: { cookie } });
+    const payload = JSON.parse(/data: (.*)/.exec(list.body)?.[1] ?? '{}') as {
+      rows: unknown[];
+      problems: string[];
+    };
+    assert.deepEqual(payload.rows, []);
+    assert.deepEqual(payload.problems, [
+      'cannot tell whether you may see namespace bank: subjectaccessreviews is forbidden',
+      'cannot tell whether you may see namespace shop: subjectaccessreviews is forbidden',
+    ]);
+    ran.length = 0;
+    const res = await promote({ cookie, 'x-csrf-token': csrf });
+    assert.equal(res.status, 502);
+    assert.match(
+      res.body,
+      /cannot ask Kubernetes whether you may patch rollouts in the namespace \\"shop\\": subjectaccessreviews is forbidden \(nothing was written\)/,
+    );
+    assert.deepEqual(ran, []);
   });
 
   it('refuses a person’s action Kubernetes would refuse, runs nothing, says what and where', async () => {
