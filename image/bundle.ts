@@ -16,7 +16,7 @@
  */
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BuildInfo } from '../src/api/version.ts';
@@ -132,7 +132,14 @@ if (import.meta.main) {
   });
   await bundleController({
     entry: values.entry,
-    dashboardEntry: join(values.entry, '..', '..', 'cli', 'dashboard', 'in-cluster', 'main.js'),
+    // Beside the controller's main in the same tree (dist/ from tsc, or src/).
+    dashboardEntry: join(
+      dirname(dirname(values.entry)),
+      'cli',
+      'dashboard',
+      'in-cluster',
+      `main${extname(values.entry)}`,
+    ),
     out: values.out,
     sourcemap: values.sourcemap,
     stamp: buildStamp(),
