@@ -5,8 +5,9 @@
 // namespace (not another) and gets "forbidden" on Promote with nothing written; a person who may
 // promote moves the Rollout, written with their own token (the dashboard's ServiceAccount could
 // not have); a forged cross-site POST is refused; proxy headers count only from the trusted
-// address, and a proxied person's promote is sent impersonating them and their group. Screenshots
-// of the sign-in page and the signed-in list go to .stepwise/screenshots/.
+// address, and a proxied person's approval is sent impersonating them and their group and
+// recorded with their name. Screenshots of the sign-in page and the signed-in list go to
+// .stepwise/screenshots/.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -40,13 +41,13 @@ const STEPS = {
       { setWeight: 25 },
       { pause: {} },
       { setWeight: 50 },
-      { pause: {} },
+      { approval: { message: 'approve from the dashboard' } },
       { setWeight: 75 },
       { pause: {} },
     ],
   },
 };
-const PROXY_GROUP = 'dashboard-proxied-operators';
+const PROXY_GROUP = 'dashboard-proxied-approvers';
 // At the top level: namespaces made in a hook would go at the end of the first test.
 const [ns, other] = await Promise.all([testNamespace('dash-cl'), testNamespace('dash-cl-other')]);
 const reader = `system:serviceaccount:${ns}:reader`;
@@ -80,22 +81,21 @@ async function bindIn(namespace: string, role: string, subject: object): Promise
   );
 }
 
-/** Whether Kubernetes lets `user` patch the Rollout's status (SubjectAccessReview as admin). */
-async function mayPromote(user: string): Promise<boolean> {
+/** Whether Kubernetes lets `user` (no groups) do this in the test namespace (a
+ *  SubjectAccessReview, asked as admin). */
+async function may(
+  user: string,
+  verb: string,
+  resource: string,
+  subresource?: string,
+): Promise<boolean> {
   const review = await http.json<{ status: { allowed: boolean } }>(
     'POST',
     '/apis/authorization.k8s.io/v1/subjectaccessreviews',
     {
       spec: {
         user,
-        resourceAttributes: {
-          namespace: ns,
-          verb: 'patch',
-          group: 'stepwise.dev',
-          resource: 'rollouts',
-          subresource: 'status',
-          name: 'web',
-        },
+        resourceAttributes: { namespace: ns, verb, group: 'stepwise.dev', resource, subresource },
       },
     },
   );
@@ -161,9 +161,17 @@ function fromAddress(
 }
 
 before(async () => {
+  // The browser and the controller start while the rights are set up.
+  const browserStarting = launchChromium();
   await installCrds();
+  const controllerStarting = startController({
+    // Approvals are taken without the identity policy (a cluster-wide object other files
+    // install); the recorded name is still whom the API server saw (SelfSubjectReview).
+    args: ['--leader-elect=false', '--trust-approvals-without-identity-policy'],
+  });
   const read = `dash-cl-read-${ns}`;
   const operate = `dash-cl-operate-${ns}`;
+  const approve = `dash-cl-approve-${ns}`;
   await clusterRole(read, [
     {
       apiGroups: ['stepwise.dev'],
@@ -176,6 +184,13 @@ before(async () => {
   await clusterRole(operate, [
     { apiGroups: ['stepwise.dev'], resources: ['rollouts/status'], verbs: ['patch'] },
   ]);
+  await clusterRole(approve, [
+    {
+      apiGroups: ['stepwise.dev'],
+      resources: ['rolloutapprovals'],
+      verbs: ['create', 'get', 'list', 'watch'],
+    },
+  ]);
   const [own, readerToken, operatorToken] = await Promise.all([
     serviceAccountToken(ns, 'stepwise-dashboard'),
     serviceAccountToken(ns, 'reader'),
@@ -187,9 +202,10 @@ before(async () => {
   const sa = (name: string) => ({ kind: 'ServiceAccount', name, namespace: ns });
   const group = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: PROXY_GROUP };
   for (const subject of [sa('reader'), sa('operator'), group]) await bindIn(ns, read, subject);
-  for (const subject of [sa('operator'), group]) await bindIn(ns, operate, subject);
+  await bindIn(ns, operate, sa('operator'));
+  await bindIn(ns, approve, group);
 
-  controller = await startController();
+  controller = await controllerStarting;
   await createRollout(ns, rolloutBody('web', { strategy: STEPS }));
   // Somebody else's namespace: a Rollout no controller runs, which nobody here may list.
   await http.json('POST', `/apis/stepwise.dev/v1alpha1/namespaces/${other}/rollouts`, {
@@ -201,7 +217,7 @@ before(async () => {
   const kubeconfig = await tokenKubeconfig(`dashboard-${ns}`, own);
   [dashboard, browser] = await Promise.all([
     startClusterDashboard(kubeconfig, ['--trusted-proxy-cidr=127.0.0.2/32']),
-    launchChromium(),
+    browserStarting,
     waitForRollout(ns, 'web', 'paused at step 1', pausedAt(1)),
   ]);
 });
@@ -290,8 +306,15 @@ describe('dashboard in the cluster: a person who may promote', () => {
     const dashboardUser = `system:serviceaccount:${ns}:stepwise-dashboard`;
     // The dashboard holds two credentials: its own, which may not make this write, and the
     // person's token. The write succeeding is the person's.
-    assert.equal(await mayPromote(dashboardUser), false, 'the dashboard itself may not write');
-    assert.equal(await mayPromote(`system:serviceaccount:${ns}:operator`), true);
+    assert.equal(
+      await may(dashboardUser, 'patch', 'rollouts', 'status'),
+      false,
+      'the dashboard itself may not write',
+    );
+    assert.equal(
+      await may(`system:serviceaccount:${ns}:operator`, 'patch', 'rollouts', 'status'),
+      true,
+    );
     await p.goto(`${dashboard.origin}/#/r/${ns}/web`);
     await p.locator('button[data-action="promote"]:not(.off)').waitFor();
     const step = await pausedStep();
@@ -347,9 +370,16 @@ describe('dashboard in the cluster: an authenticating proxy', () => {
     assert.equal(spoofed.headers['set-cookie'], undefined);
   });
 
-  it('from the trusted address: the person signed in, and their promote sent impersonating them and their group', async () => {
-    assert.equal(await mayPromote('proxied-alice'), false, 'only the group may promote');
-    const step = await pausedStep();
+  it('from the trusted address: the person signed in, and their approval sent impersonating them and their group, recorded with their name', async () => {
+    const alone = await may('proxied-alice', 'create', 'rolloutapprovals');
+    assert.equal(alone, false, 'only their group may approve');
+    const waiting = await waitForRollout(
+      ns,
+      'web',
+      'awaiting approval',
+      phase('Paused', (r) => r.status?.message === 'AwaitingApproval'),
+    );
+    const step = waiting.status?.currentStepIndex ?? -1;
     const page = await fromAddress('127.0.0.2', '/', { headers: proxied });
     assert.equal(page.status, 200);
     assert.match(page.body, /signed in as proxied-alice/);
@@ -364,12 +394,28 @@ describe('dashboard in the cluster: an authenticating proxy', () => {
         'x-csrf-token': csrf,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({ namespace: ns, name: 'web', action: 'promote' }),
+      body: JSON.stringify({
+        namespace: ns,
+        name: 'web',
+        action: 'approve',
+        inputs: { comment: 'through the proxy' },
+      }),
     });
+    // The name is the API server's answer to the impersonated request (SelfSubjectReview).
     assert.deepEqual(
       { status: res.status, body: JSON.parse(res.body) as unknown },
-      { status: 200, body: { ok: true, message: "rollout 'web' promoted" } },
+      {
+        status: 200,
+        body: {
+          ok: true,
+          message: `approval of rollout 'web' step ${step + 1} recorded as proxied-alice`,
+        },
+      },
     );
-    await waitForRollout(ns, 'web', 'paused at the next pause', pausedAt(step + 2));
+    const moved = await waitForRollout(ns, 'web', 'past the approval', pausedAt(step + 2));
+    assert.deepEqual(
+      moved.status?.approvals?.map((a) => [a.by, a.decision, a.comment]),
+      [['proxied-alice', 'Approve', 'through the proxy']],
+    );
   });
 });
