@@ -169,6 +169,22 @@ before(async () => {
     // install); the recorded name is still whom the API server saw (SelfSubjectReview).
     args: ['--leader-elect=false', '--trust-approvals-without-identity-policy'],
   });
+  await createRollout(ns, rolloutBody('web', { strategy: STEPS }));
+  // Somebody else's namespace: a Rollout no controller runs, which nobody here may list.
+  await http.json('POST', `/apis/stepwise.dev/v1alpha1/namespaces/${other}/rollouts`, {
+    ...rolloutBody('hidden', { strategy: STEPS }),
+    metadata: { name: 'hidden', labels: { [INSTANCE_ID_LABEL]: 'e2e-nobody' } },
+  });
+  // The Rollout goes to its first pause while the rights are set up.
+  const pausing = (async () => {
+    await waitForRollout(ns, 'web', 'Healthy', phase('Healthy'));
+    await setImage(ns, 'web', 'app:2');
+    await waitForRollout(ns, 'web', 'paused at step 1', pausedAt(1));
+  })();
+  // Awaited below, where a failure is reported; until then none is an unhandled rejection.
+  for (const started of [browserStarting, controllerStarting, pausing]) {
+    started.catch(() => undefined);
+  }
   const read = `dash-cl-read-${ns}`;
   const operate = `dash-cl-operate-${ns}`;
   const approve = `dash-cl-approve-${ns}`;
@@ -205,21 +221,13 @@ before(async () => {
   await bindIn(ns, operate, sa('operator'));
   await bindIn(ns, approve, group);
 
-  controller = await controllerStarting;
-  await createRollout(ns, rolloutBody('web', { strategy: STEPS }));
-  // Somebody else's namespace: a Rollout no controller runs, which nobody here may list.
-  await http.json('POST', `/apis/stepwise.dev/v1alpha1/namespaces/${other}/rollouts`, {
-    ...rolloutBody('hidden', { strategy: STEPS }),
-    metadata: { name: 'hidden', labels: { [INSTANCE_ID_LABEL]: 'e2e-nobody' } },
-  });
-  await waitForRollout(ns, 'web', 'Healthy', phase('Healthy'));
-  await setImage(ns, 'web', 'app:2');
   const kubeconfig = await tokenKubeconfig(`dashboard-${ns}`, own);
+  controller = await controllerStarting;
   [dashboard, browser] = await Promise.all([
     startClusterDashboard(kubeconfig, ['--trusted-proxy-cidr=127.0.0.2/32']),
     browserStarting,
-    waitForRollout(ns, 'web', 'paused at step 1', pausedAt(1)),
   ]);
+  await pausing;
 });
 
 after(async () => {
