@@ -23,7 +23,7 @@ NODE_MODULES := node_modules/.package-lock.json
 TS := node --disable-warning=ExperimentalWarning
 CLUSTER_ENV := .stepwise/cluster.env
 
-.PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check \
+.PHONY: help deps build lint typecheck format unit e2e test bench bench-scale demo run crds crds-check docs docs-check \
         chart-files cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin cluster-up cluster-down \
         clean plugin image
 
@@ -82,14 +82,22 @@ crds-check: deps
 	$(TS) src/api/pod-template-gen.ts --check
 	$(TS) test/helm/chart-copies.ts --check
 
+# docs/plugin.md, the plugin's command reference, from its own command definitions (src/cli);
+# test/unit/cli/reference.test.ts fails when the committed copy differs.
+docs: deps
+	$(TS) src/cli/reference-gen.ts --write
+
+docs-check: deps
+	$(TS) src/cli/reference-gen.ts --check
+
 # The Helm chart's copies of deploy/ (CRDs, RBAC, identity policy), after editing those.
 chart-files: deps
 	$(TS) test/helm/chart-copies.ts --write
 
 # One process for all the files (--test-isolation=none): no unit test relies on a process of its
 # own (no process-wide state, environment or module mocks), and 93 Node start-ups cost more than
-# the tests themselves.
-unit: deps helm-bins
+# the tests themselves. promtool (prometheus-bins) checks and tests the alert rules.
+unit: deps helm-bins prometheus-bins
 	$(TS) --test --test-isolation=none --test-reporter=spec 'test/unit/**/*.test.ts'
 
 cluster-bins:
@@ -138,21 +146,39 @@ plugin: deps
 # E2E_CONCURRENCY files at once: each file's controllers run with an instance id of its own and
 # its Rollouts carry it (STEPWISE_E2E_ISOLATE, test/e2e/support/isolation.ts). What several files
 # use is built once, before them: the image (STEPWISE_E2E_IMAGE; image.test.ts builds it a second
-# time for the reproducibility check) and the single-file plugin (test/e2e/plugin-binary/ runs the
-# plugin's tests against it). The reporter adds each file's duration, slowest first, before the
+# time for the reproducibility check) and the single-file plugin: `kubectl stepwise` in every file
+# is that binary, the one people download (STEPWISE_PLUGIN_DIR; it also starts in a third of the
+# CPU time of the shim that runs the sources, and a run starts it hundreds of times; cli.test.ts
+# checks that the shim answers too). The reporter adds each file's duration, slowest first, before the
 # closing summary. E2E_FILES picks some: make e2e E2E_FILES=test/e2e/canary.test.ts
 # NODE_COMPILE_CACHE: the hundreds of Node processes a run starts (controllers and the plugin
 # shim from the TypeScript sources, the test files) reuse V8's compiled code instead of compiling
 # the same modules again; it halves their start-up CPU (the cache checks each file's contents).
 E2E_CONCURRENCY ?= 3
-E2E_FILES ?= 'test/e2e/**/*.test.ts'
-e2e: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin plugin plugin-binary image
+# Default: every file, the longest first (test/e2e/support/file-order.ts).
+E2E_FILES ?= $$($(TS) test/e2e/support/file-order.ts)
+e2e: e2e-ready
+	@$(MAKE) --no-print-directory e2e-run
+
+# What the end-to-end files use, built before them.
+e2e-ready: deps cluster-bins prometheus-bins helm-bins argo-bins argocd-lua chromium-bin plugin plugin-binary image
+
+e2e-run:
 	STEPWISE_E2E_ISOLATE=1 STEPWISE_E2E_IMAGE=$(abspath $(IMAGE_OUT)) \
+		STEPWISE_PLUGIN_DIR=$(abspath $(SEA_DIR)) \
 		NODE_COMPILE_CACHE=$(abspath .stepwise/compile-cache) \
 		$(TS) test/cluster/cli.ts with -- $(TS) --test --test-concurrency=$(E2E_CONCURRENCY) \
 		--test-reporter=./test/e2e/support/reporter.ts --test-reporter-destination=stdout $(E2E_FILES)
 
-test: lint typecheck crds-check unit e2e
+# The last run's file times as the committed hint for a fresh clone's order (file-order.ts).
+e2e-durations:
+	cp .stepwise/e2e-durations.json test/e2e/durations.json
+
+# The checks beside the builds the end-to-end run needs (each is mostly one core's work), then the
+# end-to-end run.
+test:
+	@$(MAKE) --no-print-directory -j2 lint typecheck crds-check unit e2e-ready
+	@$(MAKE) --no-print-directory e2e-run
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
@@ -182,7 +208,7 @@ run: build
 clean:
 	rm -rf dist .stepwise
 
-.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary release release-reproducible
+.PHONY: plugin-bundle plugin-binary plugin-krew e2e-plugin-binary e2e-durations e2e-ready e2e-run release release-reproducible
 
 # The plugin as one executable that needs no Node, npm or clone (Node's single executable
 # applications): src/cli bundled into one CommonJS file, a blob of it injected into a copy of
@@ -225,9 +251,10 @@ plugin-krew: plugin-binary
 		deploy/krew/stepwise.yaml > .stepwise/krew/stepwise.yaml
 	@echo "[plugin-krew] .stepwise/krew/stepwise.yaml, .stepwise/krew/kubectl-stepwise-linux-amd64.tar.gz"
 
-# The plugin's end-to-end tests against that binary instead of the shim (`make e2e` runs them too).
+# The plugin's end-to-end tests against that binary alone (`make e2e` runs every file with it).
 e2e-plugin-binary: deps cluster-bins plugin-binary
-	$(TS) test/cluster/cli.ts with -- $(TS) --test --test-reporter=spec 'test/e2e/plugin-binary/*.test.ts'
+	STEPWISE_PLUGIN_DIR=$(abspath $(SEA_DIR)) $(TS) test/cluster/cli.ts with -- $(TS) --test \
+		--test-reporter=spec test/e2e/cli.test.ts test/e2e/cli-commands.test.ts test/e2e/dashboard.test.ts
 
 # Everything a user installs, into RELEASE_OUT (image/release.ts): the plugin for linux and
 # darwin × amd64 and arm64 as krew archives with their manifest, the packaged chart, SHA256SUMS.

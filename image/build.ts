@@ -3,6 +3,10 @@
  *
  *   node image/build.ts --node-home=DIR [--out=DIR] [--tag=NAME:VERSION]
  *                       [--platform=linux/amd64|linux/arm64 --arm64-tools=DIR] [--stage-only]
+ *                       [--app=controller|demo]
+ *
+ * `--app=demo` builds the demo application's image (`stepwise-demo`, demo/app/) the same way,
+ * on the same runtime layer; `make release` ships both.
  *
  * Stages a root file system (Node 24 and the shared libraries it links against (image/runtime.ts), the controller
  * bundled with its dependencies and their licences, /etc for a non-root user), packs it into
@@ -32,7 +36,8 @@ import {
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENTRYPOINT, IMAGE_ENV, IMAGE_UID, LAYERS, tarArguments } from './rootfs.ts';
+import { IMAGE_APPS, IMAGE_ENV, IMAGE_UID, LAYERS, tarArguments } from './rootfs.ts';
+import type { ImageApp } from './rootfs.ts';
 import { arm64ToolsIn, hostPlatform, stageRuntime } from './runtime.ts';
 import type { ImagePlatform } from './runtime.ts';
 import { bundleController } from './bundle.ts';
@@ -95,6 +100,7 @@ interface Options {
   /** image/arm64-tools.sh's folder, for linux/arm64 on an x86-64 machine. */
   readonly arm64Tools: string | undefined;
   readonly stageOnly: boolean;
+  readonly app: ImageApp;
 }
 
 function options(): Options {
@@ -106,6 +112,7 @@ function options(): Options {
       platform: { type: 'string', default: 'linux/amd64' },
       'arm64-tools': { type: 'string' },
       'stage-only': { type: 'boolean', default: false },
+      app: { type: 'string', default: 'controller' },
     },
     strict: true,
   });
@@ -120,6 +127,10 @@ function options(): Options {
   if (platform !== 'linux/amd64' && platform !== 'linux/arm64') {
     throw new Error(`--platform must be linux/amd64 or linux/arm64, not ${platform}`);
   }
+  const app = values.app;
+  if (app !== 'controller' && app !== 'demo') {
+    throw new Error(`--app must be controller or demo, not ${app}`);
+  }
   if (platform !== hostPlatform() && !values['arm64-tools']) {
     throw new Error('linux/arm64 needs --arm64-tools (the folder image/arm64-tools.sh prints)');
   }
@@ -128,9 +139,25 @@ function options(): Options {
     arm64Tools: platform === hostPlatform() ? undefined : values['arm64-tools'],
     stageOnly: values['stage-only'],
     nodeHome,
-    out: values.out ?? join(REPO_ROOT, '.stepwise', 'image'),
-    tag: values.tag ?? `stepwise-controller:${version}`,
+    out: values.out ?? join(REPO_ROOT, '.stepwise', app === 'demo' ? 'image-demo' : 'image'),
+    tag: values.tag ?? `${IMAGE_APPS[app].name}:${version}`,
+    app,
   };
+}
+
+/** The demo application: its TypeScript bundled straight from demo/app (esbuild strips the
+ *  types; it needs no tsc output). */
+async function stageDemo(staging: string, stamp: BuildInfo): Promise<void> {
+  const app = join(staging, 'app');
+  mkdirSync(app, { recursive: true });
+  await bundleController({
+    entry: join(REPO_ROOT, 'demo', 'app', 'main.ts'),
+    out: join(app, 'dist', 'bundle'),
+    sourcemap: false,
+    stamp,
+    name: IMAGE_APPS.demo.bundle,
+  });
+  copyFileSync(join(REPO_ROOT, 'LICENSE'), join(app, 'LICENSE'));
 }
 
 async function stageApp(staging: string, stamp: BuildInfo): Promise<void> {
@@ -249,9 +276,14 @@ async function main(): Promise<void> {
   const staging = join(opts.out, 'rootfs');
   rmSync(opts.out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  await step('compile src/ and bundle the controller into app/dist/bundle', () =>
-    stageApp(staging, stamp),
-  );
+  const app = IMAGE_APPS[opts.app];
+  if (opts.app === 'demo') {
+    await step('bundle the demo application into app/dist/bundle', () => stageDemo(staging, stamp));
+  } else {
+    await step('compile src/ and bundle the controller into app/dist/bundle', () =>
+      stageApp(staging, stamp),
+    );
+  }
   const runtime = await step('Node and the shared libraries it links against', () =>
     stageRuntime(
       staging,
@@ -278,7 +310,7 @@ async function main(): Promise<void> {
 
   const registry = await startRegistry(crane);
   try {
-    const repo = `${registry.address}/stepwise-controller`;
+    const repo = `${registry.address}/${app.name}`;
     await step('image (crane append onto an empty OCI base, then mutate)', () => {
       run(crane, [
         'append',
@@ -291,11 +323,11 @@ async function main(): Promise<void> {
         'mutate',
         `${repo}:layers`,
         `--set-platform=${opts.platform}`,
-        `--entrypoint=${ENTRYPOINT.join(',')}`,
+        `--entrypoint=${app.entrypoint.join(',')}`,
         `--user=${IMAGE_UID}:${IMAGE_UID}`,
         '--workdir=/tmp',
         ...Object.entries(IMAGE_ENV).map(([k, v]) => `--env=${k}=${v}`),
-        `--label=org.opencontainers.image.title=stepwise-controller`,
+        `--label=org.opencontainers.image.title=${app.name}`,
         `--label=org.opencontainers.image.version=${opts.tag.split(':').pop() ?? ''}`,
         `--label=org.opencontainers.image.revision=${stamp.revision}`,
         `--label=org.opencontainers.image.created=${stamp.buildDate}`,
@@ -303,7 +335,7 @@ async function main(): Promise<void> {
       ];
       run(crane, [...mutate, '-t', `${repo}:final`]);
       // The same mutation again, saved as a tarball under the name people load it as.
-      run(crane, [...mutate, '-t', opts.tag, '-o', join(opts.out, 'stepwise-controller.tar')]);
+      run(crane, [...mutate, '-t', opts.tag, '-o', join(opts.out, `${app.name}.tar`)]);
       run(crane, ['pull', '--format=oci', `${repo}:final`, join(opts.out, 'oci')]);
     });
     const digest = run(crane, ['digest', `${repo}:final`]).trim();
@@ -322,7 +354,7 @@ async function main(): Promise<void> {
         digest: l.digest,
         bytes: l.size,
       })),
-      archive: join(opts.out, 'stepwise-controller.tar'),
+      archive: join(opts.out, `${app.name}.tar`),
       ociLayout: join(opts.out, 'oci'),
       sourceDateEpoch: epoch,
     };

@@ -46,6 +46,9 @@ export interface BundleOptions {
   readonly sourcemap: boolean;
   /** Version, commit and build date for src/api/version.ts; without it, the unstamped fallback. */
   readonly stamp?: BuildInfo;
+  /** The bundle's file name without `.mjs`: `controller` unless another program is bundled
+   *  (the demo application of the `stepwise-demo` image). */
+  readonly name?: string;
   /** The in-cluster dashboard's main module (src/cli/dashboard/in-cluster/main): bundled as
    *  dashboard.mjs, with the page's script and style built now and carried as a string. */
   readonly dashboardEntry?: string;
@@ -58,7 +61,7 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
   const dashboard = opts.dashboardEntry === undefined ? undefined : await dashboardDefine();
   const result = await build({
     entryPoints: {
-      controller: opts.entry,
+      [opts.name ?? 'controller']: opts.entry,
       ...(opts.dashboardEntry === undefined ? {} : { dashboard: opts.dashboardEntry }),
     },
     outdir: opts.out,
@@ -82,7 +85,7 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
   writeFileSync(join(opts.out, LICENSES_FILE), packages.map(licenseNotice).join('\n'));
-  return join(opts.out, BUNDLE_ENTRY);
+  return join(opts.out, opts.name ? `${opts.name}.mjs` : BUNDLE_ENTRY);
 }
 
 /** The dashboard's page, bundled from src/dashboard/web/ now: no files or esbuild at run time. */

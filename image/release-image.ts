@@ -1,5 +1,6 @@
 /**
- * The controller image of `make release`: image/build.ts once per platform (linux/amd64 with
+ * The images of `make release` (the controller, and the demo application with `app: 'demo'`):
+ * image/build.ts once per platform (linux/amd64 with
  * Node's x64 build and this machine's Debian libraries, linux/arm64 with Node's arm64 build and
  * Debian's arm64 packages of the same versions), merged into one OCI image index, and each
  * platform's file system started: arm64 under qemu-user-static, amd64 through the image's own
@@ -10,7 +11,8 @@ import { chmodSync, copyFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unpackImage, writeMultiPlatformLayout } from './image-index.ts';
-import { tarArguments } from './rootfs.ts';
+import { IMAGE_APPS, tarArguments } from './rootfs.ts';
+import type { ImageApp } from './rootfs.ts';
 import { arm64ToolsIn, run } from './runtime.ts';
 import type { ImagePlatform } from './runtime.ts';
 import type { BuildInfo } from '../src/api/version.ts';
@@ -32,12 +34,16 @@ export function releaseImage(opts: {
   epoch: number;
   nodeHomes: Readonly<Record<ImagePlatform, string>>;
   arm64Tools: string;
+  /** Default: the controller. */
+  app?: ImageApp;
 }): ReleaseImage {
+  const app = opts.app ?? 'controller';
+  const { name } = IMAGE_APPS[app];
   const platforms: ImagePlatform[] = ['linux/amd64', 'linux/arm64'];
   const files: string[] = [];
   const layouts = platforms.map((platform) => {
     const arch = platform.split('/')[1] ?? '';
-    const dir = join(opts.work, `image-${arch}`);
+    const dir = join(opts.work, `image-${app}-${arch}`);
     const result = spawnSync(
       process.execPath,
       [
@@ -47,23 +53,24 @@ export function releaseImage(opts: {
         `--out=${dir}`,
         `--platform=${platform}`,
         `--arm64-tools=${opts.arm64Tools}`,
+        `--app=${app}`,
       ],
       { encoding: 'utf8', env: { ...process.env, SOURCE_DATE_EPOCH: String(opts.epoch) } },
     );
     if (result.status !== 0) {
       throw new Error(`image/build.ts for ${platform} failed:\n${result.stderr}${result.stdout}`);
     }
-    const archive = `stepwise-controller-linux-${arch}.tar`;
-    copyFileSync(join(dir, 'stepwise-controller.tar'), join(opts.out, archive));
+    const archive = `${name}-linux-${arch}.tar`;
+    copyFileSync(join(dir, `${name}.tar`), join(opts.out, archive));
     files.push(archive);
     return { platform, dir: join(dir, 'oci') };
   });
 
-  const merged = join(opts.work, 'image-index');
+  const merged = join(opts.work, `image-index-${app}`);
   rmSync(merged, { recursive: true, force: true });
   const indexDigest = writeMultiPlatformLayout(layouts, merged, opts.stamp.version);
   normalizeModes(merged);
-  const ociArchive = `stepwise-controller-${opts.stamp.version}.oci.tar`;
+  const ociArchive = `${name}-${opts.stamp.version}.oci.tar`;
   run(
     'tar',
     tarArguments(opts.epoch, merged, join(opts.out, ociArchive), [
@@ -75,25 +82,29 @@ export function releaseImage(opts: {
   files.push(ociArchive);
 
   const smoke = layouts.map(({ platform, dir }) =>
-    startImage(platform, dir, join(opts.work, `rootfs-${platform.split('/')[1]}`), opts),
+    startImage(platform, dir, join(opts.work, `rootfs-${app}-${platform.split('/')[1]}`), {
+      ...opts,
+      app,
+    }),
   );
   return { indexDigest, files, smoke };
 }
 
 /**
- * Unpacks a platform's image and starts its Node and the controller from its own files:
- * `node --version`, the controller's `--version` (this build's stamp) and `--help`.
+ * Unpacks a platform's image and starts its Node and its program from its own files:
+ * `node --version`, the program's `--version` (this build's stamp) and `--help`.
  */
 function startImage(
   platform: ImagePlatform,
   layout: string,
   rootfs: string,
-  opts: { stamp: BuildInfo; arm64Tools: string },
+  opts: { stamp: BuildInfo; arm64Tools: string; app: ImageApp },
 ): string {
   rmSync(rootfs, { recursive: true, force: true });
   unpackImage(layout, rootfs);
+  const { name, entrypoint } = IMAGE_APPS[opts.app];
   const node = join(rootfs, 'nodejs', 'bin', 'node');
-  const controller = join(rootfs, 'app', 'dist', 'bundle', 'controller.mjs');
+  const controller = join(rootfs, entrypoint[1]);
   const start = (args: readonly string[]): string => {
     if (platform === 'linux/arm64') {
       // -L: the arm64 loader and libraries are looked up in the image, not on this machine.
@@ -110,17 +121,15 @@ function startImage(
   const help = start([controller, '--help']);
   for (const expected of [`v${opts.stamp.version}`, opts.stamp.revision]) {
     if (!version.includes(expected)) {
-      throw new Error(
-        `${platform} image: the controller's --version lacks "${expected}":\n${version}`,
-      );
+      throw new Error(`${platform} ${name} image: --version lacks "${expected}":\n${version}`);
     }
   }
-  if (!help.includes('stepwise-controller')) {
-    throw new Error(`${platform} image: --help printed no usage:\n${help}`);
+  if (!help.includes(name)) {
+    throw new Error(`${platform} ${name} image: --help printed no usage:\n${help}`);
   }
   rmSync(rootfs, { recursive: true });
   const how = platform === 'linux/arm64' ? 'under qemu-aarch64-static' : 'through its own loader';
-  return `${platform} ${how}: node ${nodeVersion}, controller --version and --help`;
+  return `${platform} ${name} ${how}: node ${nodeVersion}, --version and --help`;
 }
 
 function normalizeModes(dir: string): void {

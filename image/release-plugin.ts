@@ -12,7 +12,7 @@
  * Mach-O binaries lose Node's signature before injection (Node's docs: `codesign
  * --remove-signature`; macho-unsign does it here) and are left unsigned: no tool that signs
  * Mach-O is installable from Debian, the Go module proxy or npm (checked: ldid and rcodesign are
- * not packaged, quill is not served), so macOS users sign ad hoc (README, "A release").
+ * not packaged, quill is not served), so macOS users sign ad hoc (docs/installation.md, "A release").
  */
 import { spawnSync } from 'node:child_process';
 import {

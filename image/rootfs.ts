@@ -11,6 +11,20 @@ export const APP_DIR = '/app';
 export const ENTRYPOINT = [NODE_PATH, `${APP_DIR}/dist/bundle/controller.mjs`] as const;
 
 /**
+ * The programs an image is built for, on the same runtime layer: the controller (`make image`,
+ * `make release`) and the demo application of docs/getting-started.md (`make release`).
+ */
+export const IMAGE_APPS = {
+  controller: { name: 'stepwise-controller', bundle: 'controller', entrypoint: ENTRYPOINT },
+  demo: {
+    name: 'stepwise-demo',
+    bundle: 'demo-app',
+    entrypoint: [NODE_PATH, `${APP_DIR}/dist/bundle/demo-app.mjs`],
+  },
+} as const;
+export type ImageApp = keyof typeof IMAGE_APPS;
+
+/**
  * The layers, bottom first, by the top-level paths each holds: Node and its libraries change
  * with a Node upgrade, the bundled controller (which carries its dependencies) with every
  * commit, so a registry that has the older image receives only the last layer.

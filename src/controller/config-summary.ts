@@ -24,6 +24,7 @@ export function configSummary(c: ControllerConfig): LogFields {
     leaseNamespace: c.leaseNamespace,
     identity: c.identity,
     logLevel: c.logLevel,
+    logFormat: c.logFormat,
     qps: c.qps,
     burst: c.burst,
     reclaimMemoryAfterMs: c.reclaimMemoryAfterMs,

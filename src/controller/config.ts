@@ -15,7 +15,8 @@ import {
 import { parseTrustedProxies } from '../server/client-address.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
 import { parseHostList } from '../analysis/providers/index.ts';
-import type { Level } from './logger.ts';
+import { LOG_FORMATS } from './logger.ts';
+import type { Level, LogFormat } from './logger.ts';
 
 export interface ControllerConfig {
   /** Watch one namespace, or all when undefined. */
@@ -31,6 +32,8 @@ export interface ControllerConfig {
   readonly leaseNamespace: string;
   readonly identity: string;
   readonly logLevel: Level;
+  /** json (one object a line) or text (`time LEVEL msg key=value`). */
+  readonly logFormat: LogFormat;
   /** client-side rate limit on API requests */
   readonly qps: number;
   readonly burst: number;
@@ -127,7 +130,9 @@ const USAGE = `stepwise-controller [flags]
   --leader-elect BOOL        run leader election on a Lease (default true)
   --lease-namespace NS       namespace of the Lease (default: POD_NAMESPACE, else default)
   --identity ID              holder identity (default: POD_NAME, else hostname_pid)
-  --log-level LEVEL          debug|info|warn|error (default info)
+  --log-level LEVEL          debug|info|warn|error (default info); debug logs each pass's
+                             planned writes
+  --log-format FORMAT        json|text (default json; env STEPWISE_LOG_FORMAT)
   --instance-id ID           handle only Rollouts labelled stepwise.dev/controller-instance-id=ID
                              (default: only those without that label); its own Lease
   --api-group G              stepwise.dev (default), or argoproj.io: serve Argo Rollouts'
@@ -189,6 +194,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       'lease-namespace': { type: 'string' },
       identity: { type: 'string' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
       qps: { type: 'string' },
       burst: { type: 'string' },
       'instance-id': { type: 'string' },
@@ -224,6 +230,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   }
+  const logFormat = values['log-format'] ?? env.STEPWISE_LOG_FORMAT ?? 'json';
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError(`--log-format must be json or text, got "${logFormat}"`);
+  }
   const namespace = values.namespace ?? (env.STEPWISE_NAMESPACE || undefined);
   if (values.namespaced === true && namespace === undefined) {
     throw new ConfigError('--namespaced needs --namespace: the one namespace it may read');
@@ -241,6 +251,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     // takes its Lease back at once instead of waiting for it to expire.
     identity: values.identity ?? (env.POD_NAME || `${hostname()}_${process.pid}`),
     logLevel: logLevel as Level,
+    logFormat: logFormat as LogFormat,
     qps: positiveInt('--qps', values.qps ?? '50'),
     burst: positiveInt('--burst', values.burst ?? '100'),
     ...instanceId(values['instance-id']),

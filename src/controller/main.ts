@@ -21,7 +21,7 @@ import {
 import { leaseElection } from './election.ts';
 import { IdentityPolicyCheck, identityPolicyGauge } from './identity-policy.ts';
 import { cacheSpecs, controllerInformers, startedInformers } from './informers.ts';
-import { jsonLogger } from './logger.ts';
+import { controllerLogger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { reclaimerAfter } from './memory-reclaim.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -40,7 +40,11 @@ async function main(): Promise<number> {
   const unwireEarlyExit = exitOnSignalUntilWired();
   const config = configOrExit(process.argv.slice(2), process.env, process);
   if (typeof config === 'number') return config;
-  const log = jsonLogger(config.logLevel, { component: CONTROLLER_NAME });
+  const log = controllerLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    base: { component: CONTROLLER_NAME },
+  });
   const build = buildInfo();
   log.info('starting', { ...build, node: process.version, config: configSummary(config) });
   const metrics = new ControllerMetrics({ replicaGauges: config.rolloutReplicaMetrics });

@@ -164,7 +164,10 @@ export class Manager {
         c.observe?.(seconds, result);
       };
       this.#workers.push(
-        runWorkers(c.queue, c.reconciler, c.workers, this.#o.log, this.#stop.signal, { observe }),
+        runWorkers(c.queue, c.reconciler, c.workers, this.#o.log, this.#stop.signal, {
+          observe,
+          keyField: c.name,
+        }),
       );
     }
     this.#o.leading?.();

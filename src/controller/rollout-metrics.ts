@@ -6,7 +6,7 @@
  */
 import { ARGO_GATEWAY_API_PLUGIN, ConditionType, Reason } from '../api/index.ts';
 import type { Rollout, RolloutStatus, RouterKey } from '../api/index.ts';
-import { strategyKeyOf } from '../rollout/index.ts';
+import { setWeightAt, strategyKeyOf } from '../rollout/index.ts';
 
 /** Argo's `rollout_info` phases: where the last reconciliation left the Rollout. */
 export const ArgoMetricPhase = {
@@ -107,4 +107,29 @@ export function replicaFigures(rollout: Rollout): ReplicaFigures {
     desired: rollout.spec.replicas ?? 1,
     updated: s?.updatedReplicas ?? 0,
   };
+}
+
+/** Where a canary update stands: our stepwise_rollout_canary_weight and _step_index. */
+export interface CanaryProgress {
+  /** The canary's traffic weight as the router holds it, else the steps' weight (0 aborted). */
+  readonly weight: number;
+  /** status.currentStepIndex (the steps' length once all are done). */
+  readonly step: number;
+}
+
+/**
+ * Undefined unless a canary update is in flight (a current revision that is not the stable one):
+ * a settled Rollout has no progress series, so 10,000 settled Rollouts cost none; an aborted
+ * update keeps them (weight 0) until it is retried or reverted.
+ */
+export function canaryProgress(rollout: Rollout): CanaryProgress | undefined {
+  const canary = rollout.spec.strategy?.canary;
+  const s = rollout.status;
+  if (canary === undefined || s === undefined) return undefined;
+  if (s.currentPodHash === undefined || s.stableRS === undefined) return undefined;
+  if (s.currentPodHash === s.stableRS) return undefined;
+  const step = s.currentStepIndex ?? 0;
+  const routed = s.canary?.weights?.canary.weight;
+  const weight = routed ?? (s.abort === true ? 0 : setWeightAt(canary.steps ?? [], step));
+  return { weight, step };
 }

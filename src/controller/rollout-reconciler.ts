@@ -28,6 +28,7 @@ import type {
 } from '../rollout/index.ts';
 import { Expectations } from './expectations.ts';
 import type { Key, Reconciler, Result } from './reconciler.ts';
+import { passFields } from './pass-log.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
 import type { Refusal } from '../rollout/progressing.ts';
 import { applyTraffic, observeTraffic } from './traffic-shell.ts';
@@ -248,6 +249,8 @@ export class RolloutReconciler implements Reconciler {
       now,
     };
     const result = planner(observed);
+    const planned = [...result.writes, ...screened.writes];
+    this.#deps.log.debug('pass planned', passFields(key, planned, result.requeueAfterMs));
     const pass = {
       rollout,
       key,
@@ -257,7 +260,7 @@ export class RolloutReconciler implements Reconciler {
       now,
       workload,
     };
-    const applied = await this.#applyPlan(pass, [...result.writes, ...screened.writes]);
+    const applied = await this.#applyPlan(pass, planned);
     if (applied.refusal !== undefined) {
       // Plan again knowing the refusal: the Rollout says why it cannot move; then back off.
       await this.#applyPlan(pass, planner({ ...observed, refusal: applied.refusal }).writes);

@@ -14,6 +14,9 @@ export interface WorkerHooks {
     seconds: number,
     result: 'success' | 'requeue' | 'error' | 'terminal',
   ) => void;
+  /** The log field naming the key (`rollout`, `analysisrun`): the same key as every other line
+   *  about that object, so one filter finds them all. Default `key`. */
+  readonly keyField?: string;
 }
 
 export function runWorkers(
@@ -51,11 +54,17 @@ async function loop(
       if (err instanceof TerminalError) {
         outcome = 'terminal';
         queue.forget(key);
-        log.error('reconcile failed for good', { key, error: errorText(err) });
+        log.error('reconcile failed for good', {
+          [hooks.keyField ?? 'key']: key,
+          error: errorText(err),
+        });
       } else {
         outcome = 'error';
         queue.addRateLimited(key);
-        log.warn('reconcile failed, retrying with backoff', { key, error: errorText(err) });
+        log.warn('reconcile failed, retrying with backoff', {
+          [hooks.keyField ?? 'key']: key,
+          error: errorText(err),
+        });
       }
     } finally {
       queue.done(key);

@@ -97,7 +97,11 @@ export class BackgroundNotifier implements Notifier {
     try {
       for (const target of targets) this.#sendTo(n, target);
     } catch (err) {
-      this.#o.log.error('notification not queued', { kind: n.kind, error: errorText(err) });
+      this.#o.log.error('notification not queued', {
+        rollout: `${n.rollout.namespace}/${n.rollout.name}`,
+        kind: n.kind,
+        error: errorText(err),
+      });
     }
   }
 

@@ -26,7 +26,9 @@ export interface Layout {
   readonly kwokConfig: string;
 }
 
-/** Controllers a Rollout controller's tests lean on; HPA is left out (no metrics API here). */
+/** Controllers a Rollout controller's tests lean on. The HPA controller runs without a metrics
+ *  API: it still raises a target to `minReplicas` (and lowers it to `maxReplicas`), which is what
+ *  test/e2e/hpa.test.ts needs to drive a Rollout's scale subresource. */
 export const CONTROLLERS = [
   'deployment-controller',
   'replicaset-controller',
@@ -41,6 +43,7 @@ export const CONTROLLERS = [
   'pod-garbage-collector-controller',
   'clusterrole-aggregation-controller',
   'root-ca-certificate-publisher-controller',
+  'horizontal-pod-autoscaler-controller',
 ];
 
 export const SERVICE_CIDR = '10.96.0.0/16';
@@ -106,6 +109,9 @@ export function componentArgs(name: ComponentName, l: Layout): string[] {
         // The default 20 QPS makes large benchmarks measure the controller-manager's limiter.
         '--kube-api-qps=200',
         '--kube-api-burst=400',
+        // An HPA is first looked at one sync period after it is created (the controller's queue
+        // delays every add by it); 15 s by default, which would be most of a test's budget.
+        '--horizontal-pod-autoscaler-sync-period=1s',
       ];
     case 'kube-scheduler':
       return [

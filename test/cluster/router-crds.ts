@@ -152,8 +152,9 @@ async function crdFilesIn(dir: string): Promise<string[]> {
   return out;
 }
 
-/** `go mod download -json`, outside any go.mod (a temporary cwd), for the module's `.Dir`. */
-async function moduleDir(module: string): Promise<string> {
+/** `go mod download -json`, outside any go.mod (a temporary cwd), for the module's `.Dir` (also
+ *  where test/observability/ reads Argo's Grafana dashboard). */
+export async function moduleDir(module: string): Promise<string> {
   process.stderr.write(`[router-crds] downloading ${module} ...\n`);
   const cwd = await mkdtemp(join(tmpdir(), 'stepwise-router-crds-'));
   let stdout: string;

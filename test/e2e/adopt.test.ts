@@ -1,7 +1,7 @@
 // Taking over what Argo Rollouts left running, on the real API server, garbage collector and
 // ReplicaSet controller: Argo's shapes built by hand (an argoproj.io Rollout with the status Argo
 // writes, its ReplicaSets labelled and annotated as Argo labels them, Services pinned to their
-// hashes), no Argo controller. README's "Migrating from Argo Rollouts" lines run as written:
+// hashes), no Argo controller. docs/migration.md's "From Argo Rollouts" lines run as written:
 // `migrate --adopt` orphans Argo's ReplicaSets and the Stepwise controller adopts them: no pod
 // created or deleted, Service selectors byte-identical, Paused at step 1; a promote goes on with
 // Argo's replica math and the next template is revision 4. And what it refuses: ReplicaSets Argo
@@ -269,16 +269,16 @@ async function diagnosis(ns: string): Promise<string> {
   ].join('\n');
 }
 
-/** README's block, line by line. */
+/** docs/migration.md's block, line by line. */
 function readmeLines(): string[] {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO_ROOT, 'docs', 'migration.md'), 'utf8');
   const block = /<!-- migrate-from-argo:[^\n]*-->\n+```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(block, 'README has the migrate-from-argo block');
+  assert.ok(block, 'docs/migration.md has the migrate-from-argo block');
   return block.trim().split('\n');
 }
 
 describe('migrating from Argo Rollouts', () => {
-  it('README’s lines: 0 pods created or deleted, selectors byte-identical, Paused at step 1; promote goes on; next revision 4', async () => {
+  it('the migration guide’s lines: 0 pods created or deleted, selectors byte-identical, Paused at step 1; promote goes on; next revision 4', async () => {
     const { ns, pods } = await argoAtFirstPause('adopt-readme', true);
     const before = await selectors(ns);
     const [scale, migrate, commit] = readmeLines();

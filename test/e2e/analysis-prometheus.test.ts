@@ -145,7 +145,8 @@ async function onlyRun(ns: string): Promise<AnalysisRun> {
   return list.items[0] as AnalysisRun;
 }
 
-describe('a canary judged by Prometheus', () => {
+// Each in a namespace of its own, waiting on scrapes and intervals: side by side.
+describe('a canary judged by Prometheus', { concurrency: true }, () => {
   it('a healthy canary (1% errors) passes and completes', async () => {
     const ns = await testNamespace('prom-ok');
     await release(ns, { errorRate: 0.01 });
@@ -192,108 +193,116 @@ describe('a canary judged by Prometheus', () => {
   });
 });
 
-describe('bad input and faults give Error measurements, then an abort', () => {
-  const cases: readonly [string, Partial<Metric>, RegExp][] = [
-    [
-      'Prometheus down',
-      { provider: { prometheus: { address: 'http://127.0.0.1:PORT', query: 'up' } } },
-      /unreachable: ECONNREFUSED/,
-    ],
-    [
-      'Prometheus slower than timeout',
-      { provider: { prometheus: { address: 'HANG', query: 'up', timeout: 1 } } },
-      /timed out after 1s/,
-    ],
-    [
-      'Prometheus answering garbage',
-      { provider: { prometheus: { address: 'GARBAGE', query: 'up' } } },
-      /not a Prometheus API answer/,
-    ],
-    [
-      'a Secret that does not exist',
-      {
-        provider: {
-          prometheus: {
-            query: 'up',
-            authentication: { bearer: { tokenSecretKeyRef: { name: 'prom-token', key: 'token' } } },
+// The cases wait on the run's interval and the abort, not on the CPU: side by side, each in a
+// namespace of its own.
+describe(
+  'bad input and faults give Error measurements, then an abort',
+  { concurrency: true },
+  () => {
+    const cases: readonly [string, Partial<Metric>, RegExp][] = [
+      [
+        'Prometheus down',
+        { provider: { prometheus: { address: 'http://127.0.0.1:PORT', query: 'up' } } },
+        /unreachable: ECONNREFUSED/,
+      ],
+      [
+        'Prometheus slower than timeout',
+        { provider: { prometheus: { address: 'HANG', query: 'up', timeout: 1 } } },
+        /timed out after 1s/,
+      ],
+      [
+        'Prometheus answering garbage',
+        { provider: { prometheus: { address: 'GARBAGE', query: 'up' } } },
+        /not a Prometheus API answer/,
+      ],
+      [
+        'a Secret that does not exist',
+        {
+          provider: {
+            prometheus: {
+              query: 'up',
+              authentication: {
+                bearer: { tokenSecretKeyRef: { name: 'prom-token', key: 'token' } },
+              },
+            },
           },
         },
-      },
-      /Secret "prom-fault-[a-z0-9]+\/prom-token" not found/,
-    ],
-    [
-      'an index past the end',
-      { successCondition: 'result[3] >= 0.95', provider: ONE_SERIES },
-      /index 3 out of range \(len 1\)/,
-    ],
-    [
-      'a string compared with a number',
-      { successCondition: 'result[0] >= "0.95"', provider: ONE_SERIES },
-      /invalid operation: float >= string/,
-    ],
-    [
-      'a division by zero',
-      { successCondition: 'result[0] / 0 >= 0.95', provider: ONE_SERIES },
-      /division by zero/,
-    ],
-  ];
-  for (const [name, metric, pattern] of cases) {
-    it(name, async () => {
-      const ns = await testNamespace('prom-fault');
-      const port = await closedPort();
-      const p = metric.provider?.prometheus;
-      const provider =
-        p === undefined
-          ? undefined
-          : {
-              prometheus: {
-                ...p,
-                address:
-                  p.address === 'HANG'
-                    ? hanging.url('hang')
-                    : p.address === 'GARBAGE'
-                      ? hanging.url('garbage')
-                      : p.address?.replace('PORT', String(port)),
-              },
-            };
-      await release(
-        ns,
-        { errorRate: 0 },
-        {
-          initialDelay: '0s',
-          interval: '1s',
-          consecutiveErrorLimit: 1,
-          ...metric,
-          ...(provider ? { provider } : {}),
-        },
-      );
-      // A second Rollout beside it keeps moving while this one's analysis fails.
-      await createRollout(
-        ns,
-        rolloutBody('other', {
-          strategy: { canary: { steps: [{ setWeight: 50 }, { pause: {} }] } },
-        }),
-      );
-      await waitForRollout(ns, 'other', 'other Healthy', phase('Healthy'));
-      await setImage(ns, 'other', 'app:2');
-      const r = await waitForRollout(ns, 'app', 'aborted by an erroring run', aborted, 90_000);
-      assert.match(r.status?.message ?? '', /Error/);
-      const run = await onlyRun(ns);
-      assert.equal(run.status?.phase, 'Error');
-      const ms = run.status?.metricResults?.[0]?.measurements ?? [];
-      assert.ok(ms.length >= 2, 'consecutiveErrorLimit 1: two errors in a row end it');
-      for (const m of ms) {
-        assert.equal(m.phase, 'Error');
-        assert.match(m.message ?? '', pattern);
-      }
-      await waitForRollout(ns, 'other', 'other paused at its step', phase('Paused'));
-      await patchStatus(ns, 'other', { pauseConditions: null });
-      await waitForRollout(
-        ns,
-        'other',
-        'other Healthy again',
-        phase('Healthy', (x) => x.status?.currentStepIndex === 2),
-      );
-    });
-  }
-});
+        /Secret "prom-fault-[a-z0-9]+\/prom-token" not found/,
+      ],
+      [
+        'an index past the end',
+        { successCondition: 'result[3] >= 0.95', provider: ONE_SERIES },
+        /index 3 out of range \(len 1\)/,
+      ],
+      [
+        'a string compared with a number',
+        { successCondition: 'result[0] >= "0.95"', provider: ONE_SERIES },
+        /invalid operation: float >= string/,
+      ],
+      [
+        'a division by zero',
+        { successCondition: 'result[0] / 0 >= 0.95', provider: ONE_SERIES },
+        /division by zero/,
+      ],
+    ];
+    for (const [name, metric, pattern] of cases) {
+      it(name, async () => {
+        const ns = await testNamespace('prom-fault');
+        const port = await closedPort();
+        const p = metric.provider?.prometheus;
+        const provider =
+          p === undefined
+            ? undefined
+            : {
+                prometheus: {
+                  ...p,
+                  address:
+                    p.address === 'HANG'
+                      ? hanging.url('hang')
+                      : p.address === 'GARBAGE'
+                        ? hanging.url('garbage')
+                        : p.address?.replace('PORT', String(port)),
+                },
+              };
+        await release(
+          ns,
+          { errorRate: 0 },
+          {
+            initialDelay: '0s',
+            interval: '1s',
+            consecutiveErrorLimit: 1,
+            ...metric,
+            ...(provider ? { provider } : {}),
+          },
+        );
+        // A second Rollout beside it keeps moving while this one's analysis fails.
+        await createRollout(
+          ns,
+          rolloutBody('other', {
+            strategy: { canary: { steps: [{ setWeight: 50 }, { pause: {} }] } },
+          }),
+        );
+        await waitForRollout(ns, 'other', 'other Healthy', phase('Healthy'));
+        await setImage(ns, 'other', 'app:2');
+        const r = await waitForRollout(ns, 'app', 'aborted by an erroring run', aborted, 90_000);
+        assert.match(r.status?.message ?? '', /Error/);
+        const run = await onlyRun(ns);
+        assert.equal(run.status?.phase, 'Error');
+        const ms = run.status?.metricResults?.[0]?.measurements ?? [];
+        assert.ok(ms.length >= 2, 'consecutiveErrorLimit 1: two errors in a row end it');
+        for (const m of ms) {
+          assert.equal(m.phase, 'Error');
+          assert.match(m.message ?? '', pattern);
+        }
+        await waitForRollout(ns, 'other', 'other paused at its step', phase('Paused'));
+        await patchStatus(ns, 'other', { pauseConditions: null });
+        await waitForRollout(
+          ns,
+          'other',
+          'other Healthy again',
+          phase('Healthy', (x) => x.status?.currentStepIndex === 2),
+        );
+      });
+    }
+  },
+);

@@ -72,7 +72,7 @@ const podUids = (app: string): Promise<string[]> => kept.podUids(ns, app);
 const selectors = (...names: string[]): Promise<string> => kept.selectors(ns, ...names);
 const owners = (app: string): Promise<string[]> => kept.owners(ns, app);
 
-/** `kubectl stepwise migrate NAME -n NS --adopt`, as README's "Migrating from Argo Rollouts". */
+/** `kubectl stepwise migrate NAME -n NS --adopt`, as docs/migration.md's "From Argo Rollouts". */
 async function migrateAdopt(name: string): Promise<Rollout> {
   const run = await plugin(['migrate', name, '-n', ns, '--adopt']);
   assert.equal(run.code, 0, run.stderr);

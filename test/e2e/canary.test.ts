@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReplicaSet } from '../../src/api/index.ts';
-import { testNamespace } from '../cluster/testing.ts';
+import { eventually, testNamespace } from '../cluster/testing.ts';
 import { FAULT_LABEL, NEVER_READY } from '../cluster/kwok-stages.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
@@ -378,6 +378,29 @@ describe('metrics', () => {
       text,
       /^rollout_info\{namespace="[^"]+",name="[^"]+",strategy="canary",traffic_router="",phase="(Completed|Progressing|Paused|Timeout|Error|Abort|InvalidSpec)",status_phase="(Healthy|Progressing|Paused|Degraded)"\} 1$/m,
     );
-    assert.match(text, /^rollout_events_total\{[^}]*reason="RolloutStepCompleted"\} [1-9]/m);
+  });
+
+  it('counts the events a Rollout was sent while it exists (rollout_events_total)', async () => {
+    // A Rollout of its own: the earlier tests' namespaces are being deleted, and a deleted
+    // Rollout's series go with it.
+    const ns = await testNamespace('metrics');
+    const steps = [{ setWeight: 50 }];
+    await createRollout(ns, rolloutBody('m', { strategy: { canary: { steps } } }));
+    await waitForRollout(ns, 'm', 'Healthy', phase('Healthy'));
+    await setImage(ns, 'm', 'app:2');
+    await waitForRollout(
+      ns,
+      'm',
+      'Healthy on app:2',
+      (r) => phase('Healthy')(r) && r.status?.currentStepIndex === 1,
+    );
+    const series = new RegExp(
+      `^rollout_events_total\\{namespace="${ns}",name="m",type="Normal",reason="RolloutStepCompleted"\\} [1-9]`,
+      'm',
+    );
+    // The recorder counts an Event when it sends it, just after the status write.
+    await eventually('the step-completed event counted', async () =>
+      series.test(await controller.metrics()) ? true : undefined,
+    );
   });
 });

@@ -15,7 +15,9 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { dump, load } from 'js-yaml';
 import type { Rollout, RolloutStatus } from '../../src/api/rollout.ts';
@@ -32,6 +34,7 @@ import {
 const http = kubeHttp();
 // STEPWISE_PLUGIN_DIR: the same tests against another build (make plugin-binary's).
 const BIN = PLUGIN_DIR;
+const exec = promisify(execFile);
 const HASH = 'rollouts-pod-template-hash';
 const STABLE = '5d8f7c9b4a';
 const CANARY = '7b6c5d4e3f';
@@ -193,6 +196,13 @@ test('kubectl finds the plugin', async () => {
       ? /\n {2}Commit: [0-9a-f]{40}(-dirty)?\n {2}Build date: \d{4}-\d\d-\d\dT[\d:]{8}Z\n/
       : /\n {2}Commit: unknown\n {2}Build date: unknown\n/,
   );
+});
+
+test('the shim that runs the sources answers as the binary does (make plugin, make demo)', async (t) => {
+  const shim = join(REPO_ROOT, '.stepwise', 'bin', 'kubectl-stepwise');
+  if (BIN === dirname(shim)) return t.skip('the shim is the plugin under test above');
+  const run = await exec(shim, ['version']);
+  assert.match(run.stdout, /^kubectl-stepwise v0\.1\.0\n {2}Commit: unknown\n/);
 });
 
 test('get rollout shows the header and the tree of revisions, ReplicaSets and pods', async () => {

@@ -2,7 +2,9 @@
 // the real control plane and a real controller: `kubectl stepwise dashboard -A` lists Rollouts
 // of three namespaces, a template change reaches the open page within 1 s, Promote on the page
 // moves the Rollout to its next step, Set image / Restart / Undo ask for their arguments and
-// write what the plugin writes; a user who may only read sees the page and gets
+// write what the plugin writes, Approve (with a comment) records the viewer's approval and the
+// Rollout goes on; an analysis chart draws what the real Prometheus returned; a user who may only
+// read sees the page and gets
 // "forbidden" on Promote with nothing written; no token, a wrong token and a forged cross-site
 // POST are refused; markup and terminal escapes in an Event show as text. Screenshots of the
 // list and of a canary mid-flight go to .stepwise/screenshots/.
@@ -13,10 +15,10 @@ import type { AnalysisRun } from '../../src/api/analysis.ts';
 import { INSTANCE_ID_LABEL } from '../../src/api/index.ts';
 import type { Rollout } from '../../src/api/rollout.ts';
 import { launchChromium } from '../cluster/chromium.ts';
+import { startPrometheus, type RunningPrometheus } from '../prometheus/server.ts';
 import { kubeHttp, testNamespace, userKubeconfig } from '../cluster/testing.ts';
 import { startController, type ControllerProcess } from './support/controller.ts';
 import { screenshot, startDashboard, type RunningDashboard } from './support/dashboard.ts';
-import { MetricServer } from './support/metric-server.ts';
 import {
   createAnalysisRun,
   createRollout,
@@ -34,13 +36,15 @@ const STEPS = {
   canary: { steps: [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { pause: {} }] },
 };
 const VIEWER = 'dashboard-viewer';
+/** The local cluster's admin client certificate's user (test/cluster/pki.ts). */
+const ADMIN = 'stepwise-admin';
 
 let controller: ControllerProcess;
 let dashboard: RunningDashboard;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const metrics = new MetricServer();
+let prometheus: RunningPrometheus;
 // At the top level: namespaces made in a hook would go at the end of the first test.
 const ns = await Promise.all(['dash-a', 'dash-b', 'dash-c'].map((p) => testNamespace(p)));
 
@@ -68,8 +72,10 @@ async function act(p: Page, action: string, fillIn?: () => Promise<void>): Promi
 
 before(async () => {
   await installCrds();
-  await metrics.start();
-  controller = await startController();
+  prometheus = await startPrometheus();
+  // Approvals are judged without the identity policy here: who may record one is
+  // approvals*.test.ts's subject; this file checks that the page records the viewer's.
+  controller = await startController({ args: ['--trust-approvals-without-identity-policy'] });
   for (const n of ns) await createRollout(n, rolloutBody('web', { strategy: STEPS }));
   for (const n of ns) await waitForRollout(n, 'web', 'Healthy', phase('Healthy'));
   [dashboard, browser] = await Promise.all([startDashboard(['-A']), launchChromium()]);
@@ -83,7 +89,7 @@ after(async () => {
   await browser?.close();
   await dashboard?.stop();
   await controller?.kill();
-  metrics.close();
+  await prometheus?.stop();
 });
 
 describe('dashboard', () => {
@@ -141,6 +147,38 @@ describe('dashboard', () => {
     const back = await waitForRollout(ns[2]!, 'api', 'back to the first image', phase('Healthy'));
     assert.equal(back.spec.template?.spec?.containers[0]?.image, image);
     assert.equal(back.status?.stableRS, first.status?.stableRS);
+  });
+
+  it('approves from the page as the viewer, with a comment: the Rollout goes on', async () => {
+    const n = ns[1]!;
+    const approval = { approvers: { users: [ADMIN] } };
+    const steps = [{ setWeight: 25 }, { approval }, { setWeight: 50 }];
+    await createRollout(n, rolloutBody('gated', { strategy: { canary: { steps } } }));
+    await waitForRollout(n, 'gated', 'Healthy', phase('Healthy'));
+    await setImage(n, 'gated', 'app:2');
+    const awaiting = phase('Paused', (r) => r.status?.message === 'AwaitingApproval');
+    await waitForRollout(n, 'gated', 'awaiting approval at step 2', awaiting);
+
+    // "Awaiting my approval" keeps the Rollout that asks the viewer and drops the others.
+    await page.goto(`${dashboard.origin}/#/`);
+    const mine = page.locator('#f-awaiting-me');
+    await mine.check();
+    await rowOf(page, `${n}/gated`).waitFor();
+    await rowOf(page, `${ns[0]}/web`).waitFor({ state: 'detached' });
+    await mine.uncheck();
+
+    await page.goto(`${dashboard.origin}/#/r/${n}/gated`);
+    await page.locator('button[data-action="approve"]:not(.off)').waitFor();
+    const answer = await act(page, 'approve', () =>
+      page.locator('#input-comment').fill('graphs flat'),
+    );
+    assert.match(answer, new RegExp(`approval of rollout 'gated' step 2 recorded as ${ADMIN}`));
+    const done = await waitForRollout(n, 'gated', 'Healthy after the approval', phase('Healthy'));
+    assert.deepEqual(
+      done.status?.approvals?.map((r) => [r.by, r.decision, r.comment]),
+      [[ADMIN, 'Approve', 'graphs flat']],
+    );
+    await page.locator('section li', { hasText: ADMIN }).first().waitFor();
   });
 
   it('refuses without the token and with a wrong one', async () => {
@@ -211,7 +249,7 @@ describe('dashboard', () => {
 });
 
 describe('analysis', () => {
-  it('charts the values a metric measured, failed points marked, the threshold drawn', async () => {
+  it('charts the values Prometheus returned, failed points marked, the threshold drawn', async () => {
     const n = ns[2]!;
     // A Rollout no controller runs (another instance's label): its run is the only actor here.
     const ro = await http.json<Rollout>(
@@ -222,15 +260,13 @@ describe('analysis', () => {
         metadata: { name: 'charted', labels: { [INSTANCE_ID_LABEL]: 'e2e-nobody' } },
       },
     );
-    metrics.answers.set('good', { rate: 0.97 });
-    metrics.answers.set('bad', { rate: 0.5 });
-    const metric = (name: string, count: number) => ({
+    const metric = (name: string, count: number, query: string) => ({
       name,
       interval: '1s',
       count,
       failureLimit: count, // failures are what the chart marks: they must not end the run
-      successCondition: 'result >= 0.95',
-      provider: { web: { url: metrics.url(name), jsonPath: '{$.rate}' } },
+      successCondition: 'result[0] >= 0.95', // an instant vector: one value per series
+      provider: { prometheus: { address: prometheus.url, query } },
     });
     const owner = {
       apiVersion: 'stepwise.dev/v1alpha1',
@@ -242,7 +278,7 @@ describe('analysis', () => {
       apiVersion: 'stepwise.dev/v1alpha1',
       kind: 'AnalysisRun',
       metadata: { name: 'charted-1', ownerReferences: [owner] },
-      spec: { metrics: [metric('good', 3), metric('bad', 2)] },
+      spec: { metrics: [metric('good', 3, 'vector(0.97)'), metric('bad', 2, 'vector(0.5)')] },
     });
     await waitFor<AnalysisRun>(
       'AnalysisRun charted-1 measured',
@@ -265,7 +301,7 @@ describe('analysis', () => {
     assert.equal(await good.locator('line.threshold.success').count(), 1);
     assert.match(
       (await good.locator('svg').getAttribute('aria-label')) ?? '',
-      /3 values charted, last 0\.97/,
+      /3 values charted, last \[0\.97\]/, // as Prometheus answered: one series
     );
     await screenshot(page, 'dashboard-analysis');
   });

@@ -276,7 +276,7 @@ describe('the chart installed by a namespace admin (rbac.namespaced)', () => {
 
     // The status policy is cluster-wide (other files apply it as well): where a cluster admin has
     // applied it, a controller writes stableRS only holding record-approvals, which only a
-    // ClusterRoleBinding grants (README "Install as a namespace admin"). The cluster admin's step,
+    // ClusterRoleBinding grants (docs/installation.md "Install as a namespace admin"). The cluster admin's step,
     // done here whether or not the policy is present, so the outcome does not depend on the order.
     await applyDeployFile('approvals/status-policy.yaml');
     await applyDeployFile('rbac/rbac.yaml');

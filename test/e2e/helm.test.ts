@@ -236,7 +236,7 @@ describe('the Kustomize base', () => {
     );
   });
 
-  it('moves to the chart: without its namespace, helm install adopts the rest (README)', async () => {
+  it('moves to the chart: without its namespace, helm install adopts the rest (docs/installation.md)', async () => {
     // The Deployment's selector is immutable and the chart's names its release: the base's
     // namespaced objects go first. The cluster-scoped ones are adopted without --force-conflicts:
     // the identity policy's matchConstraints (atomic) spell out the API server's defaults, so
@@ -266,6 +266,9 @@ describe('the chart, rendered', () => {
         instanceId: 'blue',
         'approvals.publicUrl': 'https://stepwise.example.com',
         'metrics.serviceMonitor.enabled': true,
+        'observability.dashboard.enabled': true,
+        'observability.prometheusRule.enabled': true,
+        logFormat: 'text',
         replicas: 1,
       },
       { 'approvals.enabled': false, 'notifications.secretName': '', 'crds.install': false },
@@ -368,10 +371,12 @@ describe('the chart, rendered', () => {
       'metrics.serviceMonitor.enabled': true,
       'metrics.serviceMonitor.labels.release': 'prometheus',
       logLevel: 'debug',
+      logFormat: 'text',
     });
     const deployment = find<Deployment>(scoped, 'Deployment', 'blue-stepwise-controller');
     assert.deepEqual(controllerContainer(deployment).args?.slice(4), [
       '--log-level=debug',
+      '--log-format=text',
       '--qps=50',
       '--burst=100',
       '--namespace=apps',

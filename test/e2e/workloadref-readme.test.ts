@@ -1,4 +1,4 @@
-// README "Migrating from a Deployment": the command block there, run as written (bash, kubectl
+// docs/migration.md "From a Deployment": the command block there, run as written (bash, kubectl
 // and the plugin on PATH, the namespace in the kubeconfig's context) against a Deployment `web`,
 // with a controller confined to that namespace (the manifest carries no instance label).
 import assert from 'node:assert/strict';
@@ -23,11 +23,11 @@ import {
 
 const MARKER = '<!-- migrating-from-a-deployment:';
 
-/** The sh block after the marker in README.md, exactly as it is there. */
+/** The sh block after the marker in docs/migration.md, exactly as it is there. */
 function readmeBlock(): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO_ROOT, 'docs', 'migration.md'), 'utf8');
   const at = readme.indexOf(MARKER);
-  assert.ok(at >= 0, 'README has the Migrating from a Deployment block');
+  assert.ok(at >= 0, 'docs/migration.md has the From a Deployment block');
   const start = readme.indexOf('```sh\n', at) + '```sh\n'.length;
   return readme.slice(start, readme.indexOf('\n```', start) + 1);
 }
@@ -39,7 +39,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README: Migrating from a Deployment', () => {
+describe('docs/migration.md: from a Deployment', () => {
   it('the command block runs as written: Healthy, the Deployment at 0 with 2 recorded, a canary through the Deployment’s template', async () => {
     await installCrds();
     const ns = await testNamespace('wref-readme');

@@ -31,6 +31,12 @@ export function chartCopies(): Map<string, string> {
     join(CHART_DIR, 'files', 'status-policy.yaml'),
     join(DEPLOY, 'approvals', 'status-policy.yaml'),
   );
+  for (const name of ['stepwise-dashboard.json', 'stepwise-rules.yaml']) {
+    copies.set(
+      join(CHART_DIR, 'files', 'observability', name),
+      join(DEPLOY, 'observability', name),
+    );
+  }
   return copies;
 }
 

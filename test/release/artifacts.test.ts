@@ -104,48 +104,53 @@ describe('the release folder', () => {
     );
   });
 
-  it('has the controller image as an OCI index of linux/amd64 and linux/arm64, digest as written', () => {
-    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string })
-      .version;
-    const layout = `stepwise-controller-${version}.oci.tar`;
-    const top = JSON.parse(tar(['-xOf', layout, 'index.json']).toString()) as {
-      manifests: { mediaType: string; digest: string; annotations: Record<string, string> }[];
-    };
-    assert.equal(top.manifests.length, 1);
-    const [entry] = top.manifests;
-    assert.equal(entry?.mediaType, 'application/vnd.oci.image.index.v1+json');
-    assert.equal(entry.annotations['org.opencontainers.image.ref.name'], version);
-    assert.equal(readFileSync(join(releaseDir, 'image-index-digest'), 'utf8').trim(), entry.digest);
-    const blob = (digest: string): Buffer =>
-      tar(['-xOf', layout, `blobs/${digest.replace(':', '/')}`]);
-    const indexBytes = blob(entry.digest);
-    assert.equal(`sha256:${createHash('sha256').update(indexBytes).digest('hex')}`, entry.digest);
-    const index = JSON.parse(indexBytes.toString()) as {
-      manifests: { digest: string; platform: { os: string; architecture: string } }[];
-    };
-    assert.deepEqual(
-      index.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`),
-      ['linux/amd64', 'linux/arm64'],
-    );
-    for (const { digest, platform } of index.manifests) {
-      const manifest = JSON.parse(blob(digest).toString()) as { config: { digest: string } };
-      const config = JSON.parse(blob(manifest.config.digest).toString()) as {
-        architecture: string;
-        os: string;
-        config: { Entrypoint: string[]; User: string };
+  for (const [name, digestFile, bundle] of [
+    ['stepwise-controller', 'image-index-digest', 'controller.mjs'],
+    ['stepwise-demo', 'demo-image-index-digest', 'demo-app.mjs'],
+  ] as const) {
+    it(`has the ${name} image as an OCI index of linux/amd64 and linux/arm64, digest as written`, () => {
+      const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string })
+        .version;
+      const layout = `${name}-${version}.oci.tar`;
+      const top = JSON.parse(tar(['-xOf', layout, 'index.json']).toString()) as {
+        manifests: { mediaType: string; digest: string; annotations: Record<string, string> }[];
       };
-      assert.equal(`${config.os}/${config.architecture}`, `linux/${platform.architecture}`);
-      assert.deepEqual(config.config.Entrypoint, [
-        '/nodejs/bin/node',
-        '/app/dist/bundle/controller.mjs',
-      ]);
-      assert.equal(config.config.User, '65532:65532');
-      // The docker-load archive of the same platform holds the same config (the same image).
-      const archive = `stepwise-controller-linux-${platform.architecture}.tar`;
-      const [loaded] = JSON.parse(tar(['-xOf', archive, 'manifest.json']).toString()) as {
-        Config: string;
-      }[];
-      assert.equal(loaded?.Config, manifest.config.digest);
-    }
-  });
+      assert.equal(top.manifests.length, 1);
+      const [entry] = top.manifests;
+      assert.equal(entry?.mediaType, 'application/vnd.oci.image.index.v1+json');
+      assert.equal(entry.annotations['org.opencontainers.image.ref.name'], version);
+      assert.equal(readFileSync(join(releaseDir, digestFile), 'utf8').trim(), entry.digest);
+      const blob = (digest: string): Buffer =>
+        tar(['-xOf', layout, `blobs/${digest.replace(':', '/')}`]);
+      const indexBytes = blob(entry.digest);
+      assert.equal(`sha256:${createHash('sha256').update(indexBytes).digest('hex')}`, entry.digest);
+      const index = JSON.parse(indexBytes.toString()) as {
+        manifests: { digest: string; platform: { os: string; architecture: string } }[];
+      };
+      assert.deepEqual(
+        index.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`),
+        ['linux/amd64', 'linux/arm64'],
+      );
+      for (const { digest, platform } of index.manifests) {
+        const manifest = JSON.parse(blob(digest).toString()) as { config: { digest: string } };
+        const config = JSON.parse(blob(manifest.config.digest).toString()) as {
+          architecture: string;
+          os: string;
+          config: { Entrypoint: string[]; User: string };
+        };
+        assert.equal(`${config.os}/${config.architecture}`, `linux/${platform.architecture}`);
+        assert.deepEqual(config.config.Entrypoint, [
+          '/nodejs/bin/node',
+          `/app/dist/bundle/${bundle}`,
+        ]);
+        assert.equal(config.config.User, '65532:65532');
+        // The docker-load archive of the same platform holds the same config (the same image).
+        const archive = `${name}-linux-${platform.architecture}.tar`;
+        const [loaded] = JSON.parse(tar(['-xOf', archive, 'manifest.json']).toString()) as {
+          Config: string;
+        }[];
+        assert.equal(loaded?.Config, manifest.config.digest);
+      }
+    });
+  }
 });

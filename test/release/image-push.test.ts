@@ -50,7 +50,7 @@ describe('the released image in a registry', () => {
       .version;
     run('tar', ['-xf', join(releaseDir, `stepwise-controller-${version}.oci.tar`), '-C', layout]);
     const ref = `${address}/stepwise-controller:${version}`;
-    // As the README says to push it.
+    // As docs/installation.md says to push it.
     run(crane, ['push', layout, ref]);
     const expected = readFileSync(join(releaseDir, 'image-index-digest'), 'utf8').trim();
     assert.equal(run(crane, ['digest', ref]).trim(), expected);

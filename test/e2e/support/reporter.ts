@@ -3,6 +3,8 @@
  * test file took, slowest first. With several files at once the wall time is what matters, and
  * the slowest files are the ones to look at when it grows.
  *
+ * The times are also kept for the next run's order (.stepwise/e2e-durations.json, file-order.ts).
+ *
  * The table goes out as diagnostics (`ℹ` lines) just before node's own closing ones, so the
  * run still ends with "ℹ tests N … ℹ pass N ℹ fail N … ℹ duration_ms N" as every node test run.
  *
@@ -12,6 +14,7 @@ import { relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { spec } from 'node:test/reporters';
 import type { TestEvent } from 'node:test/reporters';
+import { hintKey, recordDurations } from './file-order.ts';
 
 interface FileTime {
   readonly file: string;
@@ -41,6 +44,7 @@ async function* withFileTimes(source: AsyncIterable<TestEvent>): AsyncGenerator<
     }
     if (!tabled && files.length > 0 && isClosingDiagnostic(event)) {
       tabled = true;
+      recordDurations(Object.fromEntries(files.map((f) => [hintKey(f.file), Math.round(f.ms)])));
       for (const message of table(files)) {
         yield { type: 'test:diagnostic', data: { ...event.data, message } } as TestEvent;
       }

@@ -5,8 +5,9 @@ import { describe, it } from 'node:test';
 import type { AnalysisRun, Rollout, RolloutStatus } from '../../../src/api/index.ts';
 import { followAnalysisRunMetrics } from '../../../src/controller/controllers.ts';
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
+import { delayFigures } from '../../../src/controller/event-loop-metrics.ts';
 import type { EventHandler } from '../../../src/kube/index.ts';
-import { rolloutFixture } from '../../fixtures/rollout/sim.ts';
+import { Sim, rolloutFixture } from '../../fixtures/rollout/sim.ts';
 
 async function series(m: ControllerMetrics, family: string): Promise<string[]> {
   const text = await m.registry.getSingleMetricAsString(family);
@@ -256,9 +257,106 @@ describe('followAnalysisRunMetrics', () => {
 });
 
 describe('process metrics', () => {
-  it('keep the event-loop lag family (sampled once a second, not every 10 ms)', async () => {
+  it("keep prom-client's defaults and the event-loop lag family, each once", async () => {
     const m = new ControllerMetrics();
     const text = await m.registry.metrics();
-    assert.match(text, /^nodejs_eventloop_lag_p99_seconds /m);
+    for (const name of [
+      'process_cpu_seconds_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_min_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
+      assert.equal(text.match(new RegExp(`^# TYPE ${name} `, 'gm'))?.length, 1, name);
+    }
+  });
+
+  it('report delay: the sampling interval is taken off what Node records', () => {
+    // Node records the time between two samples: 1 s apart on an idle loop, more when blocked.
+    const samples = [1_000_000_000, 1_000_400_000, 1_002_000_000, 1_250_000_000];
+    const sorted = [...samples].sort((a, b) => a - b);
+    const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+    let read = samples;
+    const histogram = {
+      get count() {
+        return read.length;
+      },
+      min: sorted[0]!,
+      max: sorted.at(-1)!,
+      mean,
+      stddev: 5_000_000,
+      percentile: (p: number) =>
+        sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!,
+      reset: () => (read = []),
+    };
+    const figures = delayFigures(histogram, 1000);
+    assert.ok(figures);
+    assert.equal(figures.min, 0);
+    assert.equal(figures.max, 0.25);
+    assert.equal(figures.p99, 0.25);
+    assert.ok(Math.abs(figures.mean - 0.0631) < 1e-4, String(figures.mean));
+    assert.equal(figures.stddev, 0.005);
+    // An interval shorter than Node's timer granularity never goes below zero.
+    assert.equal(delayFigures({ ...histogram, min: 999_000_000 }, 1000)?.min, 0);
+    histogram.reset();
+    assert.equal(delayFigures(histogram, 1000), undefined, 'no sample since the last scrape');
+  });
+});
+
+describe('stepwise_rollout_canary_weight and stepwise_rollout_step_index', () => {
+  const weightAndStep = async (m: ControllerMetrics) => [
+    await series(m, 'stepwise_rollout_canary_weight'),
+    await series(m, 'stepwise_rollout_step_index'),
+  ];
+
+  it('follow a canary update step by step, stay at 0 when it is aborted, and go once it is settled', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    const sim = new Sim(
+      rolloutFixture({
+        strategy: { canary: { steps: [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }] } },
+      }),
+    );
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.deepEqual(await weightAndStep(m), [[], []], 'a settled Rollout has none');
+
+    sim.setImage('web:2');
+    sim.run();
+    m.setRollout(sim.rollout);
+    const at = `{namespace="${sim.rollout.metadata.namespace}",name="${sim.rollout.metadata.name}"}`;
+    assert.deepEqual(await weightAndStep(m), [
+      [`stepwise_rollout_canary_weight${at} 25`],
+      [`stepwise_rollout_step_index${at} 1`],
+    ]);
+
+    sim.abort();
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.deepEqual(await weightAndStep(m), [
+      [`stepwise_rollout_canary_weight${at} 0`],
+      [`stepwise_rollout_step_index${at} 0`], // an abort goes back to the first step, as in Argo
+    ]);
+
+    sim.retry();
+    sim.run();
+    sim.promote();
+    sim.run();
+    m.setRollout(sim.rollout);
+    assert.equal(sim.rollout.status?.phase, 'Healthy');
+    assert.deepEqual(await weightAndStep(m), [[], []], 'none once the update is done');
+  });
+
+  it('are not kept for a blue-green Rollout, and go with a deleted Rollout', async () => {
+    const m = new ControllerMetrics({ defaultMetrics: false });
+    m.setRollout(
+      rollout('bg', { ...settled, phase: 'Progressing', currentPodHash: 'b', stableRS: 'a' }, true),
+    );
+    assert.deepEqual(await weightAndStep(m), [[], []]);
+    m.setRollout(
+      rollout('web', { ...settled, phase: 'Paused', currentPodHash: 'b', stableRS: 'a' }),
+    );
+    assert.equal((await weightAndStep(m))[0]?.length, 1);
+    m.forgetRollout('prod', 'web');
+    assert.deepEqual(await weightAndStep(m), [[], []]);
   });
 });

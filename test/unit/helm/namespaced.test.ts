@@ -176,6 +176,11 @@ describe("people's roles, aggregated into view, edit and admin", () => {
     const operator = role('stepwise-operator');
     assert.equal(operator.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit'], 'true');
     assert.ok(grants(operator.rules).has('patch rollouts/status.stepwise.dev'));
+    // `kubectl scale rollout` as an HPA scales it, through the scale subresource only.
+    for (const verb of ['get', 'update', 'patch']) {
+      assert.ok(grants(operator.rules).has(`${verb} rollouts/scale.stepwise.dev`), verb);
+    }
+    assert.ok(!grants(operator.rules).has('patch rollouts.stepwise.dev'), 'no spec writes');
   });
 
   it("admin holds what the namespaced controller's Role needs beyond the built-in edit", () => {
