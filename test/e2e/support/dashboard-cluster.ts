@@ -2,6 +2,7 @@
 // ServiceAccount token of its own and the RBAC the Helm chart ships; and ServiceAccount tokens
 // for the people who sign in to it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,8 @@ export async function tokenKubeconfig(name: string, token: string): Promise<stri
     'current-context': 'stepwise',
   };
   await writeFile(file, dump(config), { mode: 0o600 });
+  // A token in a file outlives nothing but the run.
+  process.once('exit', () => rmSync(file, { force: true }));
   return file;
 }
 
