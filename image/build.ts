@@ -178,6 +178,7 @@ async function stageApp(staging: string, stamp: BuildInfo): Promise<void> {
   ]);
   await bundleController({
     entry: join(compiled, 'controller', 'main.js'),
+    dashboardEntry: join(compiled, 'cli', 'dashboard', 'in-cluster', 'main.js'),
     out: join(app, 'dist', 'bundle'),
     sourcemap: false,
     stamp,

@@ -16,13 +16,16 @@
  */
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BuildInfo } from '../src/api/version.ts';
 import { buildStamp, stampDefine } from './stamp.ts';
 
 export const BUNDLE_ENTRY = 'controller.mjs';
+/** The in-cluster dashboard (stepwise-dashboard), beside the controller in the same image: the
+ *  Helm chart's dashboard Deployment runs it. */
+export const DASHBOARD_BUNDLE_ENTRY = 'dashboard.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -46,14 +49,21 @@ export interface BundleOptions {
   /** The bundle's file name without `.mjs`: `controller` unless another program is bundled
    *  (the demo application of the `stepwise-demo` image). */
   readonly name?: string;
+  /** The in-cluster dashboard's main module (src/cli/dashboard/in-cluster/main): bundled as
+   *  dashboard.mjs, with the page's script and style built now and carried as a string. */
+  readonly dashboardEntry?: string;
 }
 
 export const LICENSES_FILE = 'THIRD_PARTY_LICENSES.txt';
 
 export async function bundleController(opts: BundleOptions): Promise<string> {
   rmSync(opts.out, { recursive: true, force: true });
+  const dashboard = opts.dashboardEntry === undefined ? undefined : await dashboardDefine();
   const result = await build({
-    entryPoints: { [opts.name ?? 'controller']: opts.entry },
+    entryPoints: {
+      [opts.name ?? 'controller']: opts.entry,
+      ...(opts.dashboardEntry === undefined ? {} : { dashboard: opts.dashboardEntry }),
+    },
     outdir: opts.out,
     bundle: true,
     splitting: true,
@@ -69,11 +79,19 @@ export async function bundleController(opts: BundleOptions): Promise<string> {
     absWorkingDir: REPO_ROOT,
     logLevel: 'warning',
     metafile: true,
-    ...(opts.stamp ? { define: stampDefine(opts.stamp) } : {}),
+    define: { ...(opts.stamp ? stampDefine(opts.stamp) : {}), ...dashboard },
+    // Only the sources bundle the page at run time (src/dashboard/build.ts); here it is defined.
+    external: ['esbuild'],
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
   writeFileSync(join(opts.out, LICENSES_FILE), packages.map(licenseNotice).join('\n'));
   return join(opts.out, opts.name ? `${opts.name}.mjs` : BUNDLE_ENTRY);
+}
+
+/** The dashboard's page, bundled from src/dashboard/web/ now: no files or esbuild at run time. */
+async function dashboardDefine(): Promise<Record<string, string>> {
+  const { bundleAssets } = await import('../src/dashboard/build.ts');
+  return { STEPWISE_DASHBOARD_ASSETS: JSON.stringify(await bundleAssets()) };
 }
 
 /**
@@ -117,6 +135,14 @@ if (import.meta.main) {
   });
   await bundleController({
     entry: values.entry,
+    // Beside the controller's main in the same tree (dist/ from tsc, or src/).
+    dashboardEntry: join(
+      dirname(dirname(values.entry)),
+      'cli',
+      'dashboard',
+      'in-cluster',
+      `main${extname(values.entry)}`,
+    ),
     out: values.out,
     sourcemap: values.sourcemap,
     stamp: buildStamp(),

@@ -3,6 +3,7 @@
  * plugins, so --kubeconfig, --context, -n and --as are ours), and the handful of calls the
  * commands make. @kubernetes/client-node is imported lazily: `version` and `--help` stay fast.
  */
+import type * as K8s from '@kubernetes/client-node';
 import type { AnalysisRun } from '../api/analysis.ts';
 import type { RolloutApproval } from '../api/approval.ts';
 import {
@@ -135,11 +136,19 @@ export async function connect(
   const k8s = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   loadKubeConfig(k8s, kc, g, env);
+  return clientOf(k8s, kc, g.namespace);
+}
+
+/**
+ * A client for a loaded KubeConfig (its current context and user): what `connect` returns, and
+ * what the in-cluster dashboard builds per person (their token, or impersonating them).
+ */
+export function clientOf(k8s: typeof K8s, kc: K8s.KubeConfig, namespaceFlag?: string): KubeClient {
   const server = kc.getCurrentCluster()!.server;
   // -n is checked as it is parsed; the context's namespace is checked here, before any request.
   const namespace = checkName(
     'namespace',
-    g.namespace || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default',
+    namespaceFlag || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default',
   );
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const core = kc.makeApiClient(k8s.CoreV1Api);

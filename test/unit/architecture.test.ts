@@ -52,10 +52,12 @@ const PLUGIN_REACH: Record<string, readonly string[] | 'all'> = {
   dashboard: 'all',
 };
 
-/** The plugin's one server: the dashboard's, on 127.0.0.1 (node:http); and, run from the
- *  sources only, esbuild bundling the page (the single-file binary embeds it instead). */
+/** The plugin's one server: the dashboard's, on 127.0.0.1 (node:http), and the same page served
+ *  in the cluster with sign-in (stepwise-dashboard); and, run from the sources only, esbuild
+ *  bundling the page (the single-file binary embeds it instead). */
 const PLUGIN_IO_ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'dashboard/server/app.ts': ['node:http'],
+  'dashboard/server/cluster-app.ts': ['node:http'],
   'dashboard/build.ts': ['esbuild'],
 };
 

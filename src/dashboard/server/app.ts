@@ -8,23 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Rollout } from '../../api/rollout.ts';
-import { detailOf } from '../model/views.ts';
-import {
-  ACTION_INPUTS,
-  ACTION_NAMES,
-  MAX_INPUT_LENGTH,
-  type ActionInputName,
-  type ActionName,
-  type ActionOffer,
-  type ActionRequest,
-  type ActionResult,
-  type DetailPayload,
-  type ListPayload,
-  type Viewer,
-} from '../model/wire.ts';
+import type { ActionOffer, ActionRequest, ActionResult, Viewer } from '../model/wire.ts';
 import type { Hub } from './hub.ts';
 import { refusalPage, shellPage } from './pages.ts';
+import { ACTION_SHAPE, json, parseAction, readBody, send } from './respond.ts';
 import { newSecret, sameSecret, SECURITY_HEADERS, Sessions, type Session } from './security.ts';
+import { openStream, type StreamContext } from './streams.ts';
 
 export interface DashboardActions {
   /** The buttons for this Rollout, enabled where the plugin's rules would act. */
@@ -60,13 +49,17 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4096;
-const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-
 export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
   const now = o.now ?? Date.now;
   const token = newSecret();
   const open = new Set<ServerResponse>();
+  const streams: StreamContext = {
+    hub: o.hub,
+    offers: (ro, t) => o.actions.offers(ro, t),
+    now,
+    heartbeatMs: o.heartbeatMs ?? 15_000,
+    open,
+  };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain', `internal error: ${String(err)}\n`);
@@ -129,7 +122,7 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
         send(res, 200, 'text/css', o.assets.css);
         return;
       case 'GET /api/stream':
-        stream(req, res, url);
+        openStream(streams, o.viewer === undefined ? {} : { viewer: o.viewer }, req, res, url);
         return;
       case 'GET /favicon.ico':
         res.writeHead(204, SECURITY_HEADERS).end();
@@ -140,76 +133,6 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
       default:
         send(res, 404, 'text/plain', 'not found\n');
     }
-  }
-
-  function stream(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const key = url.searchParams.get('rollout');
-    const [namespace = '', name = ''] = (key ?? '').split('/');
-    if (key !== null && (!NAME.test(namespace) || !NAME.test(name))) {
-      json(res, 400, { ok: false, message: 'rollout must be namespace/name' });
-      return;
-    }
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      Connection: 'keep-alive',
-    });
-    open.add(res);
-    let last = '';
-    // Sent only when what the page shows changed (the clock alone does not count).
-    const push = (): void => {
-      const t = now();
-      const payload = key === null ? listPayload(t) : detailPayload(namespace, name, t);
-      const data = JSON.stringify({ ...payload, now: 0 });
-      if (data === last) return;
-      last = data;
-      const event = key === null ? 'list' : 'rollout';
-      res.write(`event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`);
-    };
-    const unsubscribe = o.hub.subscribe(push);
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), o.heartbeatMs ?? 15_000);
-    heartbeat.unref();
-    // A closed page (or a dropped connection) frees its stream at once.
-    const free = (): void => {
-      unsubscribe();
-      clearInterval(heartbeat);
-      open.delete(res);
-    };
-    req.on('close', free);
-    res.on('error', free);
-    push();
-  }
-
-  function listPayload(t: number): ListPayload {
-    return {
-      now: t,
-      scope: o.hub.scope,
-      rows: o.hub.rows(),
-      problems: o.hub.problems,
-      ...(o.viewer === undefined ? {} : { viewer: o.viewer }),
-    };
-  }
-
-  function detailPayload(namespace: string, name: string, t: number): DetailPayload {
-    const ro = o.hub.rollout(namespace, name);
-    const sets = o.hub.sets;
-    return {
-      now: t,
-      key: `${namespace}/${name}`,
-      problems: o.hub.problems,
-      detail:
-        ro === undefined
-          ? null
-          : detailOf({
-              rollout: ro,
-              replicaSets: sets.replicaSets.values,
-              pods: sets.pods.values,
-              analysisRuns: sets.analysisRuns.values,
-              events: sets.events.values,
-              actions: o.actions.offers(ro, t),
-              now: t,
-            }),
-    };
   }
 
   async function action(
@@ -234,10 +157,7 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
     const body = await readBody(req);
     const request = body === undefined ? undefined : parseAction(body);
     if (request === undefined) {
-      json(res, 400, {
-        ok: false,
-        message: `expected {namespace, name, action, inputs?} with inputs among ${ACTION_INPUTS.join(', ')}, each at most ${MAX_INPUT_LENGTH} characters`,
-      });
+      json(res, 400, { ok: false, message: ACTION_SHAPE });
       return;
     }
     const { status, ...result } = await o.actions.run(request);
@@ -269,55 +189,3 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
 
 const sameCsrf = (given: string | string[] | undefined, csrf: string): boolean =>
   typeof given === 'string' && sameSecret(given, csrf);
-
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': `${type}; charset=utf-8` });
-  res.end(body);
-}
-
-function json(res: ServerResponse, status: number, body: object): void {
-  send(res, status, 'application/json', JSON.stringify(body));
-}
-
-/** The body as text; undefined when it is larger than MAX_BODY. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-export function parseAction(text: string): ActionRequest | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof v !== 'object' || v === null) return undefined;
-  const { namespace, name, action, inputs } = v as Record<string, unknown>;
-  if (typeof namespace !== 'string' || !NAME.test(namespace)) return undefined;
-  if (typeof name !== 'string' || !NAME.test(name)) return undefined;
-  if (!ACTION_NAMES.includes(action as ActionName)) return undefined;
-  if (inputs === undefined) return { namespace, name, action: action as ActionName };
-  const given = parseInputs(inputs);
-  return given === undefined
-    ? undefined
-    : { namespace, name, action: action as ActionName, inputs: given };
-}
-
-/** Known names, string values within MAX_INPUT_LENGTH; anything else refuses the request. */
-function parseInputs(v: unknown): ActionRequest['inputs'] {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const out: Partial<Record<ActionInputName, string>> = {};
-  for (const [key, value] of Object.entries(v)) {
-    if (!ACTION_INPUTS.includes(key as ActionInputName)) return undefined;
-    if (typeof value !== 'string' || value.length > MAX_INPUT_LENGTH) return undefined;
-    out[key as ActionInputName] = value;
-  }
-  return out;
-}

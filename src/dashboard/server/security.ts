@@ -33,6 +33,18 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/** The in-cluster server's pages post two forms of their own (sign-in, sign-out), whose
+ *  Origin it checks: under no-referrer a browser sends `Origin: null` with a form, so the
+ *  referrer goes to the page's own origin only (never to another site). */
+export const CLUSTER_HEADERS: Readonly<Record<string, string>> = {
+  ...SECURITY_HEADERS,
+  'Referrer-Policy': 'same-origin',
+  'Content-Security-Policy': (SECURITY_HEADERS['Content-Security-Policy'] ?? '').replace(
+    "form-action 'none'",
+    "form-action 'self'",
+  ),
+};
+
 /** At most this many browsers signed in at once; the oldest session goes first. */
 const MAX_SESSIONS = 64;
 

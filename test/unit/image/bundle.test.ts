@@ -17,6 +17,7 @@ before(async () => {
   out = mkdtempSync(join(tmpdir(), 'stepwise-bundle-'));
   entry = await bundleController({
     entry: join(REPO_ROOT, 'src', 'controller', 'main.ts'),
+    dashboardEntry: join(REPO_ROOT, 'src', 'cli', 'dashboard', 'in-cluster', 'main.ts'),
     out: join(out, 'bundle'),
     sourcemap: false,
     stamp: stampOf('9.8.7', 'f00d', 1_700_000_000),
@@ -47,6 +48,27 @@ function loadedAtStart(): Set<string> {
 /** esbuild heads each input with a comment naming it: `// node_modules/axios/lib/axios.js`. */
 const holds = (file: string, pkg: string): boolean =>
   readFileSync(join(out, 'bundle', file), 'utf8').includes(`// node_modules/${pkg}/`);
+
+describe('the in-cluster dashboard beside it (dist/bundle/dashboard.mjs)', () => {
+  it('runs from the bundle alone, the page carried in it (no esbuild, no files at run time)', () => {
+    const dashboard = join(out, 'bundle', 'dashboard.mjs');
+    const help = spawnSync(process.execPath, [dashboard, '--help'], { encoding: 'utf8' });
+    assert.match(help.stdout, /^stepwise-dashboard: /, help.stderr);
+    assert.equal(help.status, 0);
+    const bad = spawnSync(process.execPath, [dashboard, '--public-origin', 'https://x/ui'], {
+      encoding: 'utf8',
+    });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--public-origin must be scheme:\/\/host\[:port\] only/);
+    const text = readdirSync(join(out, 'bundle'))
+      .filter((f) => f.endsWith('.mjs'))
+      .map((f) => readFileSync(join(out, 'bundle', f), 'utf8'))
+      .join('\n');
+    // The page's stylesheet, defined at build time; esbuild itself is not bundled.
+    assert.match(text, /\.sign-in\{/);
+    assert.ok(!text.includes('// node_modules/esbuild/'), 'esbuild is not in the bundle');
+  });
+});
 
 describe('the controller bundle (dist/bundle/controller.mjs)', () => {
   it('loads axios and client-node only when a provider or an exec credential asks for them', () => {
