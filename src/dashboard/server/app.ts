@@ -13,7 +13,7 @@ import type { Hub } from './hub.ts';
 import { refusalPage, shellPage } from './pages.ts';
 import { ACTION_SHAPE, json, parseAction, readBody, send } from './respond.ts';
 import { newSecret, sameSecret, SECURITY_HEADERS, Sessions, type Session } from './security.ts';
-import { openStream, type StreamContext } from './streams.ts';
+import { closeServer, openStream, type StreamContext } from './streams.ts';
 
 export interface DashboardActions {
   /** The buttons for this Rollout, enabled where the plugin's rules would act. */
@@ -178,12 +178,7 @@ export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
     get streams() {
       return open.size;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of open) res.end();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server, open),
   };
 }
 

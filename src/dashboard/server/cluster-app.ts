@@ -20,7 +20,7 @@ import { refusalPage, shellPage, signInPage } from './pages.ts';
 import { proxyIdentity, type ProxyTrust } from './proxy-trust.ts';
 import { ACTION_SHAPE, json, parseAction, readBody, send } from './respond.ts';
 import { CLUSTER_HEADERS, newSecret, sameSecret } from './security.ts';
-import { openStream, type StreamContext } from './streams.ts';
+import { closeServer, openStream, type StreamContext } from './streams.ts';
 
 export interface ClusterActions {
   offers(ro: Rollout, now: number): ActionOffer[];
@@ -273,12 +273,7 @@ export async function serveClusterDashboard(o: ClusterDashboardOptions): Promise
     get sessions() {
       return sessions.size;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of open) res.end();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server, open),
   };
 }
 

@@ -4,7 +4,7 @@
  * may be narrowed per visitor (the cluster's server lets each person see only the namespaces
  * Kubernetes lets them list); the plugin's shows all the hub has.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Rollout } from '../../api/rollout.ts';
 import { detailOf } from '../model/views.ts';
 import type { ActionOffer, DetailPayload, ListPayload, Viewer } from '../model/wire.ts';
@@ -162,3 +162,12 @@ async function detailPayload(
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Ends every open event stream, then closes the server and its idle connections. */
+export function closeServer(server: Server, open: Set<ServerResponse>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    for (const res of open) res.end();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
