@@ -19,7 +19,7 @@ import {
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import { ENTRY_PATHS } from '../e2e/support/controller.ts';
 import { machine, type Benchmark } from './harness.ts';
-import { cpuSeconds, procStatus } from './proc-stat.ts';
+import { contextSwitches, cpuSeconds, procStatus } from './proc-stat.ts';
 
 const ROLLOUT_COUNT = 50;
 const ARGO_NS = 'bench-idle-argo';
@@ -93,9 +93,17 @@ const benchmark: Benchmark = {
         stepwiseLogLines: stepwise.logs.length,
       };
       const cpu0 = { stepwise: await cpuSeconds(stepwise.pid), argo: await cpuSeconds(argo.pid) };
+      const woke0 = {
+        stepwise: await contextSwitches(stepwise.pid),
+        argo: await contextSwitches(argo.pid),
+      };
       const t0 = performance.now();
       await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
       const cpu1 = { stepwise: await cpuSeconds(stepwise.pid), argo: await cpuSeconds(argo.pid) };
+      const woke1 = {
+        stepwise: await contextSwitches(stepwise.pid),
+        argo: await contextSwitches(argo.pid),
+      };
       const minutes = (performance.now() - t0) / 60_000;
       const after = {
         stepwise: requestsByVerb(await stepwise.metrics()),
@@ -105,6 +113,11 @@ const benchmark: Benchmark = {
       const perMinute = {
         stepwise: (cpu1.stepwise - cpu0.stepwise) / minutes,
         argo: (cpu1.argo - cpu0.argo) / minutes,
+      };
+      // What wakes each: context switches of all its threads, per second of the window.
+      const wakeups = {
+        stepwise: (woke1.stepwise - woke0.stepwise) / (minutes * 60),
+        argo: (woke1.argo - woke0.argo) / (minutes * 60),
       };
       const requests = {
         stepwise: diffCounts(before.stepwise, after.stepwise),
@@ -116,8 +129,8 @@ const benchmark: Benchmark = {
       };
       const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
       const ratio = perMinute.argo > 0 ? perMinute.stepwise / perMinute.argo : NaN;
-      const did = (r: Map<string, number>, lines: number): string =>
-        `${describeRequests(r)}; ${lines} log lines`;
+      const did = (r: Map<string, number>, lines: number, woke: number): string =>
+        `${describeRequests(r)}; ${lines} log lines; ${woke.toFixed(1)} context switches/s (all threads)`;
       return {
         summary: [
           `Stepwise: ${commandLine(runtime, ENTRY_PATHS.dist, stepwiseArgs)}`,
@@ -126,8 +139,8 @@ const benchmark: Benchmark = {
           `idle CPU over the same ${(minutes * 60).toFixed(1)} s (user+system, /proc/<pid>/stat):`,
           `  Stepwise ${perMinute.stepwise.toFixed(3)} s/min, Argo ${perMinute.argo.toFixed(3)} s/min: Stepwise/Argo ${ratio.toFixed(2)}×`,
           `RSS at the end: Stepwise ${mb(rss.stepwise.rssKb)}, Argo ${mb(rss.argo.rssKb)}`,
-          `in the window: Stepwise ${did(requests.stepwise, logLines.stepwise)}`,
-          `               Argo ${did(requests.argo, logLines.argo)}`,
+          `in the window: Stepwise ${did(requests.stepwise, logLines.stepwise, wakeups.stepwise)}`,
+          `               Argo ${did(requests.argo, logLines.argo, wakeups.argo)}`,
         ],
         data: {
           machine: machine(),
@@ -144,6 +157,8 @@ const benchmark: Benchmark = {
           argoRequests: Object.fromEntries(requests.argo),
           stepwiseLogLines: logLines.stepwise,
           argoLogLines: logLines.argo,
+          stepwiseContextSwitchesPerSecond: wakeups.stepwise,
+          argoContextSwitchesPerSecond: wakeups.argo,
           nodeFlags: runtime.nodeFlags,
           env: runtime.env,
         },

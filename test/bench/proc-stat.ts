@@ -1,6 +1,6 @@
 // A process's CPU time and memory from /proc, for the benches that weigh a controller process
 // (memory, idle-cpu). Linux only, as the benches are.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 
 /** USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on every Linux the benches run
  *  on (`getconf CLK_TCK`). */
@@ -48,4 +48,27 @@ export async function procStatus(
   pid: number | undefined,
 ): Promise<{ rssKb: number; hwmKb: number }> {
   return parseProcStatus(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
+}
+
+/** Voluntary plus involuntary context switches of one thread's /proc/<pid>/task/<tid>/status:
+ *  how often it was scheduled off the CPU, i.e. about how often it woke. 0 for a figure it lacks. */
+export function parseContextSwitches(status: string): number {
+  const count = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(status)?.[1] ?? 0);
+  return count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+}
+
+/** Context switches of all a process's threads (a Go runtime's or Node's helper threads wake
+ *  apart from the main one). A thread that ends between listing and reading counts 0. */
+export async function contextSwitches(pid: number | undefined): Promise<number> {
+  if (pid === undefined) throw new Error('no process id: the process did not start');
+  const tasks = await readdir(`/proc/${pid}/task`);
+  const counts = await Promise.all(
+    tasks.map(async (tid) =>
+      parseContextSwitches(
+        await readFile(`/proc/${pid}/task/${tid}/status`, 'utf8').catch(() => ''),
+      ),
+    ),
+  );
+  return counts.reduce((a, b) => a + b, 0);
 }

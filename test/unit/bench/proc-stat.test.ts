@@ -1,7 +1,13 @@
 // The idle-CPU and memory benches read a controller's CPU time and memory from /proc.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpuSeconds, parseProcStat, parseProcStatus } from '../../bench/proc-stat.ts';
+import {
+  contextSwitches,
+  cpuSeconds,
+  parseContextSwitches,
+  parseProcStat,
+  parseProcStatus,
+} from '../../bench/proc-stat.ts';
 
 /** A /proc/<pid>/stat line with the given command name, utime 1234 and stime 56 ticks. */
 const statLine = (comm: string): string =>
@@ -44,5 +50,20 @@ describe('a process’s memory from /proc/<pid>/status', () => {
     assert.deepEqual(parseProcStatus(status), { rssKb: 98765, hwmKb: 123456 });
     const gone = parseProcStatus('');
     assert.ok(Number.isNaN(gone.rssKb) && Number.isNaN(gone.hwmKb));
+  });
+});
+
+describe('how often a process woke, from its threads’ context switches', () => {
+  it('adds voluntary and involuntary switches of a thread', () => {
+    const status = 'Name:\tnode\nvoluntary_ctxt_switches:\t1200\nnonvoluntary_ctxt_switches:\t34\n';
+    assert.equal(parseContextSwitches(status), 1234);
+    assert.equal(parseContextSwitches(''), 0);
+  });
+
+  it('counts every thread of this process, and more after it has slept', async () => {
+    const first = await contextSwitches(process.pid);
+    assert.ok(first > 0);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok((await contextSwitches(process.pid)) > first);
   });
 });
