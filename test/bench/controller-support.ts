@@ -54,6 +54,15 @@ export function requestsByVerb(metrics: string): Map<string, number> {
   return out;
 }
 
+/** The sum of every series of one metric (a counter, or a histogram's `_count`); 0 without any. */
+export function metricSum(metrics: string, name: string): number {
+  // Metric names are [a-zA-Z0-9_:] only: nothing to escape.
+  const re = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm');
+  let sum = 0;
+  for (const m of metrics.matchAll(re)) sum += Number(m[1]);
+  return sum;
+}
+
 /** Waits until the controller has made no request for a second (events are written async). */
 export async function quiet(ctl: ControllerProcess): Promise<void> {
   let last = '';

@@ -2,7 +2,8 @@
 // each, Argo's v1.9.2 controller (built from its Go module, test/cluster/argo/build.sh) confined
 // to one namespace and Stepwise's production bundle confined to another, on this benchmark's
 // own cluster; once both are quiet, each process's user+system CPU over the same window
-// (BENCH_IDLE_SECONDS, 60 by default), with the API requests each made in it and both RSS.
+// (BENCH_IDLE_SECONDS, 60 by default), both RSS, and what woke each in it: API requests,
+// reconciles, work-queue adds, garbage collections, log lines and context switches.
 import { createServer } from 'node:net';
 import {
   clientFor,
@@ -11,6 +12,7 @@ import {
   createNamespace,
   diffCounts,
   installCrds,
+  metricSum,
   productionRuntime,
   requestsByVerb,
   rollout,
@@ -27,7 +29,8 @@ const STEPWISE_NS = 'bench-idle-stepwise';
 const IN_FLIGHT = 10;
 const WINDOW_SECONDS = windowSeconds(process.env['BENCH_IDLE_SECONDS']);
 /**
- * How long both must have made no API request before the window opens: Stepwise's quiet period
+ * How long neither may make an API request or add to its work queue before the window opens:
+ * Stepwise's quiet period
  * (--reclaim-memory-after, 10 s: its one idle-time collection happens then, not in the window)
  * plus 5 s. Argo has no quiet-time work of its own; the same wait covers its last status writes.
  */
@@ -85,80 +88,58 @@ const benchmark: Benchmark = {
       const quietSeconds = await bothQuiet(() => stepwise.metrics(), argoMetrics);
       ctx.log(`  quiet after ${quietSeconds.toFixed(1)} s; measuring ${WINDOW_SECONDS} s`);
 
-      // Both scraped at both ends of the window (their cost is in the window for both alike).
-      const before = {
-        stepwise: requestsByVerb(await stepwise.metrics()),
-        argo: requestsByVerb(await argoMetrics()),
-        argoLogLines: argo.logs.length,
-        stepwiseLogLines: stepwise.logs.length,
-      };
-      const cpu0 = { stepwise: await cpuSeconds(stepwise.pid), argo: await cpuSeconds(argo.pid) };
-      const woke0 = {
-        stepwise: await contextSwitches(stepwise.pid),
-        argo: await contextSwitches(argo.pid),
-      };
+      const sides: Side[] = [
+        {
+          name: 'Stepwise',
+          pid: stepwise.pid,
+          metrics: () => stepwise.metrics(),
+          logLines: () => stepwise.logs.length,
+          gcCount: 'nodejs_gc_duration_seconds_count',
+        },
+        {
+          name: 'Argo',
+          pid: argo.pid,
+          metrics: argoMetrics,
+          logLines: () => argo.logs.length,
+          gcCount: 'go_gc_duration_seconds_count',
+        },
+      ];
+      const before = await Promise.all(sides.map((side) => snapshot(side, false)));
       const t0 = performance.now();
       await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
-      const cpu1 = { stepwise: await cpuSeconds(stepwise.pid), argo: await cpuSeconds(argo.pid) };
-      const woke1 = {
-        stepwise: await contextSwitches(stepwise.pid),
-        argo: await contextSwitches(argo.pid),
-      };
-      const minutes = (performance.now() - t0) / 60_000;
-      const after = {
-        stepwise: requestsByVerb(await stepwise.metrics()),
-        argo: requestsByVerb(await argoMetrics()),
-      };
-      const rss = { stepwise: await procStatus(stepwise.pid), argo: await procStatus(argo.pid) };
-      const perMinute = {
-        stepwise: (cpu1.stepwise - cpu0.stepwise) / minutes,
-        argo: (cpu1.argo - cpu0.argo) / minutes,
-      };
-      // What wakes each: context switches of all its threads, per second of the window.
-      const wakeups = {
-        stepwise: (woke1.stepwise - woke0.stepwise) / (minutes * 60),
-        argo: (woke1.argo - woke0.argo) / (minutes * 60),
-      };
-      const requests = {
-        stepwise: diffCounts(before.stepwise, after.stepwise),
-        argo: diffCounts(before.argo, after.argo),
-      };
-      const logLines = {
-        stepwise: stepwise.logs.length - before.stepwiseLogLines,
-        argo: argo.logs.length - before.argoLogLines,
-      };
+      const after = await Promise.all(sides.map((side) => snapshot(side, true)));
+      const seconds = (performance.now() - t0) / 1000;
+      const [sw, ar] = (await Promise.all(
+        sides.map((side, i) =>
+          activity(side, before[i] as Snapshot, after[i] as Snapshot, seconds),
+        ),
+      )) as [Activity, Activity];
+      const ratio = ar.cpuPerMinute > 0 ? sw.cpuPerMinute / ar.cpuPerMinute : NaN;
       const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
-      const ratio = perMinute.argo > 0 ? perMinute.stepwise / perMinute.argo : NaN;
-      const did = (r: Map<string, number>, lines: number, woke: number): string =>
-        `${describeRequests(r)}; ${lines} log lines; ${woke.toFixed(1)} context switches/s (all threads)`;
       return {
         summary: [
           `Stepwise: ${commandLine(runtime, ENTRY_PATHS.dist, stepwiseArgs)}`,
           `Argo: rollouts-controller --namespaced --namespace=${ARGO_NS} --leader-elect=false --loglevel=info (v1.9.2)`,
-          `${ROLLOUT_COUNT} Rollouts each (1 replica, canary without steps) Healthy in ${settleSeconds.toFixed(1)} s, then quiet (no API request from either for ${QUIET_MS / 1000} s) after ${quietSeconds.toFixed(1)} s`,
-          `idle CPU over the same ${(minutes * 60).toFixed(1)} s (user+system, /proc/<pid>/stat):`,
-          `  Stepwise ${perMinute.stepwise.toFixed(3)} s/min, Argo ${perMinute.argo.toFixed(3)} s/min: Stepwise/Argo ${ratio.toFixed(2)}×`,
-          `RSS at the end: Stepwise ${mb(rss.stepwise.rssKb)}, Argo ${mb(rss.argo.rssKb)}`,
-          `in the window: Stepwise ${did(requests.stepwise, logLines.stepwise, wakeups.stepwise)}`,
-          `               Argo ${did(requests.argo, logLines.argo, wakeups.argo)}`,
+          `${ROLLOUT_COUNT} Rollouts each (1 replica, canary without steps) Healthy in ${settleSeconds.toFixed(1)} s, then quiet (no API request or queue add from either for ${QUIET_MS / 1000} s) after ${quietSeconds.toFixed(1)} s`,
+          `idle CPU over the same ${seconds.toFixed(1)} s (user+system, /proc/<pid>/stat, ticks of 10 ms):`,
+          `  Stepwise ${sw.cpuPerMinute.toFixed(3)} s/min, Argo ${ar.cpuPerMinute.toFixed(3)} s/min: Stepwise/Argo ${ratio.toFixed(2)}×`,
+          `RSS at the end: Stepwise ${mb(sw.rssKb)}, Argo ${mb(ar.rssKb)}`,
+          'in the window:',
+          ...[sw, ar].map((a) => `  ${a.name.padEnd(8)} ${describeActivity(a)}`),
         ],
         data: {
           machine: machine(),
           rollouts: ROLLOUT_COUNT,
-          windowSeconds: minutes * 60,
+          windowSeconds: seconds,
           settleSeconds,
           quietSeconds,
-          stepwiseCpuSecondsPerMinute: perMinute.stepwise,
-          argoCpuSecondsPerMinute: perMinute.argo,
+          stepwiseCpuSecondsPerMinute: sw.cpuPerMinute,
+          argoCpuSecondsPerMinute: ar.cpuPerMinute,
           stepwiseOverArgo: ratio,
-          stepwiseRssBytes: rss.stepwise.rssKb * 1024,
-          argoRssBytes: rss.argo.rssKb * 1024,
-          stepwiseRequests: Object.fromEntries(requests.stepwise),
-          argoRequests: Object.fromEntries(requests.argo),
-          stepwiseLogLines: logLines.stepwise,
-          argoLogLines: logLines.argo,
-          stepwiseContextSwitchesPerSecond: wakeups.stepwise,
-          argoContextSwitchesPerSecond: wakeups.argo,
+          stepwiseRssBytes: sw.rssKb * 1024,
+          argoRssBytes: ar.rssKb * 1024,
+          stepwise: { ...sw, requests: Object.fromEntries(sw.requests) },
+          argo: { ...ar, requests: Object.fromEntries(ar.requests) },
           nodeFlags: runtime.nodeFlags,
           env: runtime.env,
         },
@@ -195,26 +176,115 @@ async function healthy(http: KubeHttp, at: { api: string; ns: string }): Promise
   return list.items.filter((r) => r.status?.phase === 'Healthy').length;
 }
 
-/** Seconds until neither controller's request counter has moved for QUIET_MS. */
+/** Seconds until neither controller's request or work-queue counters have moved for QUIET_MS
+ *  (a queue add without a request is an informer event, which also resets Stepwise's quiet
+ *  period). */
 async function bothQuiet(...scrapes: (() => Promise<string>)[]): Promise<number> {
   const started = Date.now();
   let last = '';
   let since = Date.now();
   for (;;) {
     const now = JSON.stringify(
-      await Promise.all(scrapes.map(async (s) => [...requestsByVerb(await s())])),
+      await Promise.all(
+        scrapes.map(async (scrape) => {
+          const m = await scrape();
+          return [...requestsByVerb(m), metricSum(m, 'workqueue_adds_total')];
+        }),
+      ),
     );
     if (now !== last) [last, since] = [now, Date.now()];
     else if (Date.now() - since >= QUIET_MS) return (Date.now() - started) / 1000;
-    if (Date.now() - started > 5 * 60_000) throw new Error('still making requests after 5 min');
+    if (Date.now() - started > 5 * 60_000) throw new Error('still busy after 5 min');
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
 
-function describeRequests(r: Map<string, number>): string {
-  const total = [...r.values()].reduce((a, b) => a + b, 0);
-  const parts = [...r].map(([verb, n]) => `${verb} ${n}`).join(', ');
-  return total === 0 ? 'no API requests' : `${total} API requests (${parts})`;
+/** One controller process, as the window reads it. */
+interface Side {
+  readonly name: string;
+  readonly pid: number | undefined;
+  metrics(): Promise<string>;
+  logLines(): number;
+  /** Its runtime's count of garbage collections (Node's and Go's differ). */
+  readonly gcCount: string;
+}
+
+interface Snapshot {
+  readonly cpuSeconds: number;
+  readonly contextSwitches: number;
+  readonly metrics: string;
+  readonly logLines: number;
+}
+
+/**
+ * CPU time, context switches, metrics and log length of one side. The scrape comes before the
+ * /proc reads at the window's start and after them at its end (`end`), so the scrapes' own
+ * cost falls outside the window on both sides alike.
+ */
+async function snapshot(side: Side, end: boolean): Promise<Snapshot> {
+  const metrics = end ? '' : await side.metrics();
+  const cpu = await cpuSeconds(side.pid);
+  const switches = await contextSwitches(side.pid);
+  const logLines = side.logLines();
+  return {
+    cpuSeconds: cpu,
+    contextSwitches: switches,
+    metrics: end ? await side.metrics() : metrics,
+    logLines,
+  };
+}
+
+/** What one controller did between two snapshots `seconds` apart. */
+interface Activity {
+  readonly name: string;
+  readonly cpuPerMinute: number;
+  /** Context switches of all its threads per second: about how often it woke. */
+  readonly wakeupsPerSecond: number;
+  readonly requests: Map<string, number>;
+  readonly reconciles: number;
+  readonly queueAdds: number;
+  readonly gcs: number;
+  /** Stepwise's idle-time memory reclaims (Argo has none). */
+  readonly reclaims: number;
+  readonly logLines: number;
+  readonly rssKb: number;
+}
+async function activity(
+  side: Side,
+  before: Snapshot,
+  after: Snapshot,
+  seconds: number,
+): Promise<Activity> {
+  const delta = (name: string): number =>
+    metricSum(after.metrics, name) - metricSum(before.metrics, name);
+  return {
+    name: side.name,
+    cpuPerMinute: ((after.cpuSeconds - before.cpuSeconds) * 60) / seconds,
+    wakeupsPerSecond: (after.contextSwitches - before.contextSwitches) / seconds,
+    requests: diffCounts(requestsByVerb(before.metrics), requestsByVerb(after.metrics)),
+    // Both export these under Argo's names: Stepwise keeps Argo's for one dashboard.
+    reconciles: delta('rollout_reconcile_count'),
+    queueAdds: delta('workqueue_adds_total'),
+    gcs: delta(side.gcCount),
+    reclaims: delta('stepwise_memory_reclaim_seconds_count'),
+    logLines: after.logLines - before.logLines,
+    rssKb: (await procStatus(side.pid)).rssKb,
+  };
+}
+
+function describeActivity(a: Activity): string {
+  const total = [...a.requests.values()].reduce((x, y) => x + y, 0);
+  const parts = [...a.requests].map(([verb, n]) => `${verb} ${n}`).join(', ');
+  return [
+    `${a.cpuPerMinute.toFixed(3)} s CPU/min`,
+    total === 0 ? 'no API requests' : `${total} API requests (${parts})`,
+    `${a.reconciles} reconciles`,
+    `${a.queueAdds} queue adds`,
+    `${a.gcs} GCs`,
+    ...(a.name === 'Stepwise' ? [`${a.reclaims} memory reclaims`] : []),
+    `${a.logLines} log lines`,
+    `${a.wakeupsPerSecond.toFixed(1)} context switches/s (all threads)`,
+  ].join('; ');
 }
 
 /** A free TCP port for Argo's metrics server (Argo binds it on all interfaces). */

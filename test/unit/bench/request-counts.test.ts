@@ -2,7 +2,7 @@
 // the same window, from each one's controller_clientset_k8s_request_total.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { requestsByVerb } from '../../bench/controller-support.ts';
+import { metricSum, requestsByVerb } from '../../bench/controller-support.ts';
 
 describe('API requests by verb from a controller’s metrics', () => {
   it('sums Argo Rollouts’ series (kind, name, status_code labels; capitalised verbs)', () => {
@@ -40,5 +40,26 @@ describe('API requests by verb from a controller’s metrics', () => {
       ],
     );
     assert.equal(requestsByVerb('# nothing yet\n').size, 0);
+  });
+});
+
+describe('one metric summed over its series', () => {
+  const metrics = [
+    '# HELP rollout_reconcile Rollout reconciliation duration in seconds.',
+    'rollout_reconcile_bucket{result="ok",le="0.001"} 3',
+    'rollout_reconcile_count{result="ok"} 7',
+    'rollout_reconcile_count{result="error"} 2',
+    'rollout_reconcile_sum{result="ok"} 0.25',
+    'go_gc_duration_seconds_count 12',
+    'go_gc_duration_seconds_count_other 99',
+  ].join('\n');
+
+  it('adds a histogram’s counts across labels, and an unlabelled counter', () => {
+    assert.equal(metricSum(metrics, 'rollout_reconcile_count'), 9);
+    assert.equal(metricSum(metrics, 'go_gc_duration_seconds_count'), 12);
+  });
+
+  it('is 0 for a metric the process does not export', () => {
+    assert.equal(metricSum(metrics, 'stepwise_memory_reclaim_seconds_count'), 0);
   });
 });
