@@ -18,6 +18,7 @@ import {
   rollout,
   ROLLOUTS,
 } from './controller-support.ts';
+import { SAMPLE_AFTER_WORK_MS } from '../../src/controller/event-loop-metrics.ts';
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import { ENTRY_PATHS } from '../e2e/support/controller.ts';
 import { machine, type Benchmark } from './harness.ts';
@@ -30,11 +31,11 @@ const IN_FLIGHT = 10;
 const WINDOW_SECONDS = windowSeconds(process.env['BENCH_IDLE_SECONDS']);
 /**
  * How long neither may make an API request or add to its work queue before the window opens:
- * Stepwise's quiet period
- * (--reclaim-memory-after, 10 s: its one idle-time collection happens then, not in the window)
- * plus 5 s. Argo has no quiet-time work of its own; the same wait covers its last status writes.
+ * Stepwise's quiet periods (event-loop delay sampled for SAMPLE_AFTER_WORK_MS, 30 s, after the
+ * last work; the idle-time memory reclaim after 10 s) plus 5 s. Argo has no quiet-time work of
+ * its own; the same wait covers its last status writes.
  */
-const QUIET_MS = 15_000;
+const QUIET_MS = SAMPLE_AFTER_WORK_MS + 5_000;
 const HEALTHY_TIMEOUT_MS = 10 * 60_000;
 
 const benchmark: Benchmark = {
