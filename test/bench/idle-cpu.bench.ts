@@ -95,14 +95,14 @@ const benchmark: Benchmark = {
           pid: stepwise.pid,
           metrics: () => stepwise.metrics(),
           logLines: () => stepwise.logs.length,
-          gcCount: 'nodejs_gc_duration_seconds_count',
+          gcMetric: 'nodejs_gc_duration_seconds',
         },
         {
           name: 'Argo',
           pid: argo.pid,
           metrics: argoMetrics,
           logLines: () => argo.logs.length,
-          gcCount: 'go_gc_duration_seconds_count',
+          gcMetric: 'go_gc_duration_seconds',
         },
       ];
       const before = await Promise.all(sides.map((side) => snapshot(side, false)));
@@ -206,8 +206,9 @@ interface Side {
   readonly pid: number | undefined;
   metrics(): Promise<string>;
   logLines(): number;
-  /** Its runtime's count of garbage collections (Node's and Go's differ). */
-  readonly gcCount: string;
+  /** Its runtime's garbage-collection metric, a histogram or summary of seconds (Node's: each
+   *  collection's whole duration; Go's: only its stop-the-world pauses). */
+  readonly gcMetric: string;
 }
 
 interface Snapshot {
@@ -245,6 +246,7 @@ interface Activity {
   readonly reconciles: number;
   readonly queueAdds: number;
   readonly gcs: number;
+  readonly gcSeconds: number;
   /** Stepwise's idle-time memory reclaims (Argo has none). */
   readonly reclaims: number;
   readonly logLines: number;
@@ -266,7 +268,8 @@ async function activity(
     // Both export these under Argo's names: Stepwise keeps Argo's for one dashboard.
     reconciles: delta('rollout_reconcile_count'),
     queueAdds: delta('workqueue_adds_total'),
-    gcs: delta(side.gcCount),
+    gcs: delta(`${side.gcMetric}_count`),
+    gcSeconds: delta(`${side.gcMetric}_sum`),
     reclaims: delta('stepwise_memory_reclaim_seconds_count'),
     logLines: after.logLines - before.logLines,
     rssKb: (await procStatus(side.pid)).rssKb,
@@ -281,7 +284,7 @@ function describeActivity(a: Activity): string {
     total === 0 ? 'no API requests' : `${total} API requests (${parts})`,
     `${a.reconciles} reconciles`,
     `${a.queueAdds} queue adds`,
-    `${a.gcs} GCs`,
+    `${a.gcs} GCs (${(a.gcSeconds * 1000).toFixed(0)} ms${a.name === 'Argo' ? ' of pauses' : ''})`,
     ...(a.name === 'Stepwise' ? [`${a.reclaims} memory reclaims`] : []),
     `${a.logLines} log lines`,
     `${a.wakeupsPerSecond.toFixed(1)} context switches/s (all threads)`,
