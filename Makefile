@@ -30,7 +30,7 @@ CLUSTER_ENV := .stepwise/cluster.env
 help:
 	@echo "make demo        start a local control plane and walk a sample Rollout through a canary"
 	@echo "make test        lint, type check, CRD drift check, unit and end-to-end tests"
-	@echo "make bench       benchmarks (control-plane floor, controller latencies, memory)"
+	@echo "make bench       benchmarks (control-plane floor, controller latencies, memory, idle CPU beside Argo)"
 	@echo "make bench-scale 10,000 Rollouts: time to Healthy, API rate, RSS, canary latency"
 	@echo "make cluster-up  start the local control plane detached; then: source $(CLUSTER_ENV)"
 	@echo "make cluster-down  stop it"
@@ -182,7 +182,8 @@ test:
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
-bench: deps cluster-bins prometheus-bins build
+# argo-bins: the idle-cpu bench runs Argo Rollouts' controller beside Stepwise's.
+bench: deps cluster-bins prometheus-bins argo-bins build
 	$(TS) test/bench/run.ts $(BENCH)
 
 # 10,000 Rollouts (issue 11): not part of `make bench`, ~20 min on 2 cores. A smaller count for a

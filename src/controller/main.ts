@@ -148,8 +148,14 @@ async function main(): Promise<number> {
         analysisWorkers: config.analysisWorkers,
       });
     },
-    activity: () => reclaimer?.noteActivity(),
-    stopping: () => reclaimer?.stop(),
+    activity: () => {
+      reclaimer?.noteActivity();
+      metrics.eventLoop.noteActivity();
+    },
+    stopping: () => {
+      reclaimer?.stop();
+      metrics.eventLoop.stop();
+    },
     flush: () => events.flush(),
   });
   return manager.run();

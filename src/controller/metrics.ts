@@ -12,7 +12,7 @@ import type { AnalysisRun, Rollout } from '../api/index.ts';
 import { requestMetrics, workqueueMetrics } from '../kube/index.ts';
 import type { KubeObject, RequestInfo, QueueMetrics } from '../kube/index.ts';
 import { analysisRunSeries } from './analysis-metrics.ts';
-import { processMetrics } from './event-loop-metrics.ts';
+import { processMetrics, type EventLoopActivity } from './event-loop-metrics.ts';
 import type { AnalysisRunSeries } from './analysis-metrics.ts';
 import { canaryProgress, replicaFigures, rolloutInfoLabels } from './rollout-metrics.ts';
 import type { RolloutInfoLabels } from './rollout-metrics.ts';
@@ -57,6 +57,8 @@ export class ControllerMetrics {
   readonly analysisMeasurements: Counter<'provider' | 'phase'>;
   /** Idle-time memory reclaims (memory-reclaim.ts): how long each paused the process. */
   readonly memoryReclaim: Histogram;
+  /** Told of each piece of work: the event-loop delay is sampled only around work. */
+  readonly eventLoop: EventLoopActivity;
   readonly queue: (name: string) => QueueMetrics;
   readonly request: (info: RequestInfo) => void;
   readonly #replicaGauges: ReplicaGauges | undefined;
@@ -72,9 +74,10 @@ export class ControllerMetrics {
   constructor(opts: ControllerMetricsOptions = {}) {
     this.registry = new Registry();
     const registers = [this.registry];
-    if (opts.defaultMetrics !== false) {
-      processMetrics(this.registry);
-    }
+    this.eventLoop =
+      opts.defaultMetrics === false
+        ? { sampling: false, noteActivity: () => undefined, stop: () => undefined }
+        : processMetrics(this.registry);
     this.queue = workqueueMetrics(this.registry);
     this.request = requestMetrics(this.registry);
     this.reconcile = new Histogram({

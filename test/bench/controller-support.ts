@@ -39,6 +39,30 @@ export function requestCounts(metrics: string): Map<string, number> {
   return out;
 }
 
+/**
+ * `controller_clientset_k8s_request_total` summed by verb (lower case) → count. Both Stepwise's
+ * metric and Argo Rollouts' (whose labels are kind/name/namespace/verb/status_code and whose
+ * verbs are capitalised: `List`, `Watch`) read the same, so the two can be printed side by side.
+ */
+export function requestsByVerb(metrics: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const re = /^controller_clientset_k8s_request_total\{([^}]*)\} (\S+)$/gm;
+  for (const m of metrics.matchAll(re)) {
+    const verb = (/(?:^|,)verb="([^"]*)"/.exec(m[1] ?? '')?.[1] ?? '').toLowerCase();
+    out.set(verb, (out.get(verb) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** The sum of every series of one metric (a counter, or a histogram's `_count`); 0 without any. */
+export function metricSum(metrics: string, name: string): number {
+  // Metric names are [a-zA-Z0-9_:] only: nothing to escape.
+  const re = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm');
+  let sum = 0;
+  for (const m of metrics.matchAll(re)) sum += Number(m[1]);
+  return sum;
+}
+
 /** Waits until the controller has made no request for a second (events are written async). */
 export async function quiet(ctl: ControllerProcess): Promise<void> {
   let last = '';

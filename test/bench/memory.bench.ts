@@ -5,9 +5,8 @@
 // deploy/controller/controller.yaml, the one place they are chosen); BENCH_NODE_FLAGS and
 // BENCH_<NAME> compare others ("" for none). The controller's CPU time is printed beside, as flags trade one for other.
 // Idle CPU (issue 24): with the first 50 Rollouts settled, the controller's CPU over a quiet
-// minute, beside the figure the issue measured for Argo Rollouts' controller (this bench does not
-// run Argo). BENCH_MEMORY_ROLLOUTS=50 stops there, for a quick look.
-import { readFile } from 'node:fs/promises';
+// minute (the side-by-side with Argo Rollouts' controller is `make bench BENCH=idle-cpu`).
+// BENCH_MEMORY_ROLLOUTS=50 stops there, for a quick look.
 import type { Rollout } from '../../src/api/index.ts';
 import {
   clientFor,
@@ -24,6 +23,7 @@ import type { KubeObject } from '../../src/kube/objects.ts';
 import { ENTRY_PATHS, type ControllerEntry } from '../e2e/support/controller.ts';
 import { cacheFootprints, cacheSample } from './cache-footprint.ts';
 import { machine, type Benchmark } from './harness.ts';
+import { cpuSeconds, procStatus } from './proc-stat.ts';
 
 const ROLLOUTS_TOTAL = rolloutsTotal(process.env['BENCH_MEMORY_ROLLOUTS']);
 const NAMESPACES = 10;
@@ -31,8 +31,6 @@ const IN_FLIGHT = 20;
 /** Settled Rollouts during the idle-CPU minute, as in the issue's side-by-side run. */
 const IDLE_CPU_ROLLOUTS = 50;
 const IDLE_CPU_WINDOW_MS = 60_000;
-/** Argo Rollouts v1.9's controller, 50 settled Rollouts, 60 s (issue 24's measurement). */
-const ARGO_IDLE_CPU_SECONDS_PER_MINUTE = 0.15;
 /** The controller's quiet period (memory-reclaim.ts, 10 s) plus the last events' writes. */
 const SETTLE_MS = 15_000;
 
@@ -150,7 +148,7 @@ const benchmark: Benchmark = {
         `${entry === 'dist' ? 'production path' : `NOT the production path (BENCH_ENTRY=${entry})`}: ${commandLine(runtime, ENTRY_PATHS[entry])}`,
         `idle, no Rollouts (${cachedAtIdle} objects cached): RSS ${target(idle.rssKb, 80)}`,
         `  V8 heap used ${mb(idleHeap.used)} of ${mb(idleHeap.total)}, external ${mb(idleHeap.external)}`,
-        `idle CPU, ${idleFirst} settled Rollouts: ${idleCpuPerMinute.toFixed(2)} s per minute (user+system, /proc/<pid>/stat; Argo Rollouts' controller: ${ARGO_IDLE_CPU_SECONDS_PER_MINUTE} s, as issue 24 measured it, not run here: ${(idleCpuPerMinute / ARGO_IDLE_CPU_SECONDS_PER_MINUTE).toFixed(1)}×)`,
+        `idle CPU, ${idleFirst} settled Rollouts: ${idleCpuPerMinute.toFixed(2)} s per minute (user+system, /proc/<pid>/stat; beside Argo Rollouts' controller: the idle-cpu bench)`,
         `${ROLLOUTS_TOTAL - idleFirst} more Rollouts (1 replica each) created and all ${ROLLOUTS_TOTAL} Healthy in ${settleSeconds.toFixed(1)} s`,
         `peak RSS while they were created: ${target(steady.hwmKb, 200)} (VmHWM)`,
         `steady state: RSS ${target(vmRssKb, 150)} (process_resident_memory_bytes ${mb(rssMetric)})`,
@@ -183,22 +181,6 @@ const benchmark: Benchmark = {
   },
 };
 export default benchmark;
-
-/** User plus system CPU time of a process, from /proc/<pid>/stat (clock ticks of 10 ms). */
-async function cpuSeconds(pid: number | undefined): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** VmRSS and VmHWM (the peak RSS since the process started) from /proc. */
-async function procStatus(pid: number | undefined): Promise<{ rssKb: number; hwmKb: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const kb = (name: string) =>
-    Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
 
 function rolloutsTotal(value: string | undefined): number {
   if (value === undefined || value === '') return 1000;

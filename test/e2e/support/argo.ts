@@ -8,7 +8,8 @@
  * (`--namespaced --namespace=NS`; POD_NAMESPACE=NS for the notification ConfigMap it looks up),
  * leader election off unless asked for (then its Lease is in NS). Its healthz and metrics servers listen on port 0 (the OS picks a free
  * one, so nothing clashes with other controllers); Argo binds them to 0.0.0.0, not loopback, and
- * the tests never connect to them.
+ * the tests never connect to them (the idle-CPU bench picks a metrics port, to read Argo's
+ * request counts).
  *
  * What Argo v1.9.2 writes, as recorded in test/fixtures/argo/ by test/e2e/argo-takeover.test.ts
  * (a canary of 4 replicas with setWeight 25 / pause {} / setWeight 50 / pause {} and canary and
@@ -121,6 +122,9 @@ export interface ArgoLogLine {
 
 export interface ArgoOptions {
   readonly leaderElect?: boolean;
+  /** Its Prometheus metrics port (the idle-CPU bench reads its request counts); 0, the OS's
+   *  pick and never read, by default. */
+  readonly metricsPort?: number;
 }
 
 /** A running `rollouts-controller`, confined to one namespace. */
@@ -145,7 +149,7 @@ export class ArgoController {
         `--namespace=${namespace}`,
         `--leader-elect=${opts.leaderElect === true}`,
         '--healthzPort=0',
-        '--metricsPort=0',
+        `--metricsPort=${opts.metricsPort ?? 0}`,
         '--logformat=json',
         '--loglevel=info',
       ],
@@ -168,6 +172,11 @@ export class ArgoController {
     const killAtExit = (): void => void this.#child.kill('SIGKILL');
     process.once('exit', killAtExit);
     void this.exited.then(() => process.off('exit', killAtExit));
+  }
+
+  /** The process id (its CPU time and memory are in /proc/<pid>/). */
+  get pid(): number | undefined {
+    return this.#child.pid;
   }
 
   /** Resolves once a line matching `match` was logged (before or after the call). */
