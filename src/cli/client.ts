@@ -15,10 +15,11 @@ import {
   VERSION,
 } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
-import { CliError, httpStatusOf, toCliError, type RequestContext } from './errors.ts';
+import { CliError, toCliError, type RequestContext } from './errors.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { migrateCalls, type MigrateCalls } from './migrate-client.ts';
 import { checkName } from './names.ts';
+import { isAbort, MAX_THROTTLE_RETRIES, throttleDelayMs } from './throttle.ts';
 import { listCalls, type ListCalls } from './list-client.ts';
 import { workloadCalls, type WorkloadCalls } from './workload-client.ts';
 import type { PodLike, ReplicaSetLike } from './render/objects.ts';
@@ -109,24 +110,6 @@ function checkRequestNames(ctx: Omit<RequestContext, 'server'>): void {
     checkName(ctx.resource.startsWith(ANALYSIS_RUN_PLURAL) ? 'AnalysisRun' : 'rollout', ctx.name);
   }
 }
-
-/** As client-go does, a 429 (the API server shedding load, or its storage still initialising
- *  right after a CRD is installed) is tried again after the Retry-After it names, a few times. */
-const MAX_THROTTLE_RETRIES = 5;
-const MAX_RETRY_AFTER_MS = 5_000;
-
-/** How long to wait before trying a throttled request again; undefined: not throttled. */
-export function throttleDelayMs(err: unknown): number | undefined {
-  if (httpStatusOf(err) !== 429) return undefined;
-  const headers = (err as { headers?: Record<string, string | undefined> }).headers;
-  const seconds = Number(headers?.['retry-after'] ?? 1);
-  return Number.isFinite(seconds) && seconds >= 0
-    ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS)
-    : 1000;
-}
-
-const isAbort = (err: unknown): boolean =>
-  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 
 /** Loads the kubeconfig and returns a client; nothing is sent to the server yet. */
 export async function connect(
