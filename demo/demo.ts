@@ -228,14 +228,15 @@ async function main(): Promise<void> {
     'The CustomResourceDefinitions (Rollout, AnalysisTemplate, AnalysisRun, …), server-side applied:',
   );
   await kubectl('apply', '--server-side', '-f', 'deploy/crds/');
-  await kubectl(
-    'wait',
-    '--for=condition=Established',
+  const crds = [
     'crd/rollouts.stepwise.dev',
     'crd/analysistemplates.stepwise.dev',
     'crd/analysisruns.stepwise.dev',
-    '--timeout=30s',
-  );
+  ];
+  // kubectl wait fails outright on a CRD whose status the API server has not written yet
+  // ("accessor error: <nil>"), which is the case for a moment after the apply.
+  await crdStatusWritten(crds);
+  await kubectl('wait', '--for=condition=Established', ...crds, '--timeout=30s');
   say(
     'The admission policies a real install has: a RolloutApproval must name its creator, and only',
     'the controller records approvals (without them the controller refuses plugin approvals):',
@@ -435,3 +436,20 @@ runDemo(main, () => {
   }
   console.error(`\n(after ${seconds(Date.now() - started)})`);
 });
+
+/** Until each CRD has status conditions (30 s at most; kubectl wait says the rest). */
+async function crdStatusWritten(crds: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const pending = async (): Promise<boolean> => {
+    const out = await capture('kubectl', [
+      'get',
+      ...crds,
+      '-o',
+      'jsonpath={.items[*].status.conditions[0].type}',
+    ]);
+    return out.split(/\s+/).filter(Boolean).length < crds.length;
+  };
+  while (Date.now() < deadline && (await pending())) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
