@@ -14,6 +14,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import { MAX_TIMER_MS, type Clock } from '../kube/index.ts';
+import { QuietPeriod } from './quiet-period.ts';
 
 /** How often (ms) the event-loop delay is sampled. */
 export const EVENT_LOOP_SAMPLE_MS = 1000;
@@ -75,18 +76,17 @@ export interface Sampler {
  */
 export class SamplingWhileBusy {
   readonly #sampler: Sampler;
-  readonly #clock: Clock;
-  readonly #idleMs: number;
-  #lastActivityAt: number;
-  #cancelTimer: (() => void) | undefined;
+  readonly #quiet: QuietPeriod;
   #sampling = false;
   #stopped = false;
 
   constructor(o: { sampler: Sampler; clock: Clock; idleMs: number }) {
     this.#sampler = o.sampler;
-    this.#clock = o.clock;
-    this.#idleMs = o.idleMs;
-    this.#lastActivityAt = o.clock.now();
+    this.#quiet = new QuietPeriod({
+      clock: o.clock,
+      idleMs: o.idleMs,
+      onQuiet: () => this.#pause(),
+    });
     this.noteActivity();
   }
 
@@ -97,29 +97,18 @@ export class SamplingWhileBusy {
 
   noteActivity(): void {
     if (this.#stopped) return;
-    this.#lastActivityAt = this.#clock.now();
     if (!this.#sampling) {
       this.#sampler.enable();
       this.#sampling = true;
     }
-    if (this.#cancelTimer === undefined) this.#arm(this.#idleMs);
+    this.#quiet.noteActivity();
   }
 
   /** Sampling off for good (the process is shutting down). */
   stop(): void {
     this.#stopped = true;
-    this.#cancelTimer?.();
-    this.#cancelTimer = undefined;
+    this.#quiet.stop();
     this.#pause();
-  }
-
-  #arm(ms: number): void {
-    this.#cancelTimer = this.#clock.after(ms, () => {
-      this.#cancelTimer = undefined;
-      const quietFor = this.#clock.now() - this.#lastActivityAt;
-      if (quietFor < this.#idleMs) this.#arm(this.#idleMs - quietFor);
-      else this.#pause();
-    });
   }
 
   #pause(): void {

@@ -15,31 +15,23 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { errorText } from '../kube/index.ts';
 import type { Clock, Logger } from '../kube/index.ts';
+import { QuietPeriod } from './quiet-period.ts';
 
 /** Growth since the last reclaim below which a quiet period is left alone. */
 export const MIN_GROWTH_BYTES = 8 * 2 ** 20;
 
-export type ReclaimDecision =
-  | { readonly kind: 'reclaim' }
-  /** Still busy: look again in `ms`. */
-  | { readonly kind: 'wait'; readonly ms: number }
-  /** Quiet, but too little to gain: nothing until the next activity. */
-  | { readonly kind: 'skip' };
-
-/** What to do when the quiet timer fires. Pure, for table tests. */
-export function decideReclaim(s: {
-  readonly now: number;
-  readonly lastActivityAt: number;
-  readonly idleMs: number;
+/**
+ * Whether a quiet period is worth a memory-reducing collection: only when RSS grew by at least
+ * `minGrowthBytes` since the last one (a controller that observed nothing new has nothing to give
+ * back). Pure, for table tests.
+ */
+export function worthReclaiming(s: {
   readonly rssBytes: number;
   /** RSS right after the last reclaim (0 before the first). */
   readonly rssAfterLastReclaim: number;
   readonly minGrowthBytes: number;
-}): ReclaimDecision {
-  const quietFor = s.now - s.lastActivityAt;
-  if (quietFor < s.idleMs) return { kind: 'wait', ms: s.idleMs - quietFor };
-  if (s.rssBytes - s.rssAfterLastReclaim < s.minGrowthBytes) return { kind: 'skip' };
-  return { kind: 'reclaim' };
+}): boolean {
+  return s.rssBytes - s.rssAfterLastReclaim >= s.minGrowthBytes;
 }
 
 export interface MemoryReclaimerOptions {
@@ -56,15 +48,18 @@ export interface MemoryReclaimerOptions {
 
 export class MemoryReclaimer {
   readonly #o: MemoryReclaimerOptions;
-  #lastActivityAt: number;
+  readonly #quiet: QuietPeriod;
   #rssAfterLastReclaim = 0;
-  #cancelTimer: (() => void) | undefined;
   #running = false;
   #stopped = false;
 
   constructor(options: MemoryReclaimerOptions) {
     this.#o = options;
-    this.#lastActivityAt = options.clock.now();
+    this.#quiet = new QuietPeriod({
+      clock: options.clock,
+      idleMs: options.idleMs,
+      onQuiet: () => void this.#reclaim(),
+    });
   }
 
   /** Start-up (imports, cache sync) counts as activity: the first quiet period reclaims it. */
@@ -72,40 +67,26 @@ export class MemoryReclaimer {
     this.noteActivity();
   }
 
-  /** O(1) and allocation-free on the hot path: one timer per quiet period, never one per event. */
+  /** O(1) and allocation-free on the hot path (QuietPeriod): one timer per quiet period. */
   noteActivity(): void {
-    this.#lastActivityAt = this.#o.clock.now();
-    if (this.#cancelTimer === undefined && !this.#running && !this.#stopped) {
-      this.#arm(this.#o.idleMs);
-    }
+    this.#quiet.noteActivity();
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#cancelTimer?.();
-    this.#cancelTimer = undefined;
+    this.#quiet.stop();
   }
 
-  #arm(ms: number): void {
-    this.#cancelTimer = this.#o.clock.after(ms, () => {
-      this.#cancelTimer = undefined;
-      void this.#check();
-    });
-  }
-
-  async #check(): Promise<void> {
-    if (this.#stopped) return;
+  async #reclaim(): Promise<void> {
+    // A collection longer than idleMs, with activity during it: that period is over anyway.
+    if (this.#stopped || this.#running) return;
     const before = this.#o.rss();
-    const decision = decideReclaim({
-      now: this.#o.clock.now(),
-      lastActivityAt: this.#lastActivityAt,
-      idleMs: this.#o.idleMs,
+    const worth = worthReclaiming({
       rssBytes: before,
       rssAfterLastReclaim: this.#rssAfterLastReclaim,
       minGrowthBytes: this.#o.minGrowthBytes ?? MIN_GROWTH_BYTES,
     });
-    if (decision.kind === 'wait') return this.#arm(decision.ms);
-    if (decision.kind === 'skip') return;
+    if (!worth) return;
     this.#running = true;
     const started = performance.now();
     try {
@@ -122,13 +103,9 @@ export class MemoryReclaimer {
     } catch (err) {
       // Not worth a crash or a retry loop: the controller works on, with V8's own sizing.
       this.#o.log.warn('memory reclaim failed; not trying again', { error: errorText(err) });
-      this.#stopped = true;
+      this.stop();
     } finally {
       this.#running = false;
-    }
-    // Activity during the collection starts the next quiet period.
-    if (!this.#stopped && this.#lastActivityAt > this.#o.clock.now() - this.#o.idleMs) {
-      this.#arm(this.#o.idleMs);
     }
   }
 }
