@@ -61,16 +61,21 @@ build: deps
 	npx tsc -p tsconfig.build.json
 	$(TS) image/bundle.ts --sourcemap
 
+# Prettier's cache is keyed by each file's contents, its options and Prettier's version, so a
+# file it has seen formatted is not parsed again (22 s of CPU a run otherwise). ESLint gets none:
+# its type-aware rules read other files' types, which its per-file cache does not follow.
 lint: deps
 	npx eslint --max-warnings=0 .
-	npx prettier --check --log-level=warn .
+	npx prettier --check --cache --cache-strategy=content --cache-location=.stepwise/prettier-cache --log-level=warn .
 
 format: deps
 	npx prettier --write --log-level=warn .
 
+# Incremental: tsc keeps what it learned of each file (by content hash) in .stepwise/tsc and
+# checks again only what a change can reach; a warm run takes a few seconds instead of 15.
 typecheck: deps
-	npx tsc -p tsconfig.json
-	npx tsc -p src/dashboard/web/tsconfig.json
+	npx tsc -p tsconfig.json --incremental --tsBuildInfoFile .stepwise/tsc/main.tsbuildinfo
+	npx tsc -p src/dashboard/web/tsconfig.json --incremental --tsBuildInfoFile .stepwise/tsc/web.tsbuildinfo
 
 crds: deps
 	$(TS) src/api/crd-gen.ts --write
