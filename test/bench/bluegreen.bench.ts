@@ -13,8 +13,11 @@
 // of its own CPU, both cores 100 % busy while the control plane reacts to the pods turning
 // Ready), the API server delivering the Service's event late, and a progress status write still
 // in flight when the last pod became available. At n=100 the p99 is the second-largest sample,
-// so one such stall decides it (16-51 ms over six runs); the p95 and the floor
-// of the same write on the same cluster (service-switch-floor.ts) are the steadier comparisons.
+// so one such stall decides it (16-51 ms over six runs with other work on the machine); the p95
+// and the floor of the same write on the same cluster (service-switch-floor.ts) are the steadier
+// comparisons. On a quiet machine (2026-12-07, two runs of BENCH_BLUEGREEN_SAMPLES=100): p50 7.6
+// and 8.2 ms, p99 18.5 and 19.6 ms, 1.26× and 1.08× the floor's p99 (1.82× and 1.86× the bench's
+// own Service switch).
 import type { KubeHttp } from '../cluster/kube-http.ts';
 import { serviceManifest } from '../fixtures/traffic.ts';
 import type { ControllerProcess } from '../e2e/support/controller.ts';
