@@ -29,15 +29,18 @@ function refusal(out: unknown, code: string, detail: RegExp): ExprError {
   return out;
 }
 
+const cpuMs = (used: NodeJS.CpuUsage): number => (used.user + used.system) / 1000;
+
 describe('the patterns that froze the controller (issue 20, H3)', () => {
   const subject = 'a'.repeat(10_000) + '!';
   for (const pattern of ['(?i)(a+)+$', '(a{1,20})+$', '((?i:a+))+$']) {
     test(`${pattern} against 'a'×10000+'!' answers in well under 100 ms`, () => {
       assert.equal(checkCondition(`result matches \`${pattern}\``), undefined);
       matches('warm the engine', pattern);
-      const started = performance.now();
+      // CPU time, not the clock: the bound is on the engine's work, whatever else the machine runs.
+      const started = process.cpuUsage();
       const out = matches(subject, pattern);
-      const ms = performance.now() - started;
+      const ms = cpuMs(process.cpuUsage(started));
       assert.equal(out, false);
       assert.ok(ms < 100, `${pattern} took ${ms.toFixed(1)} ms`);
     });
@@ -107,7 +110,7 @@ describe('Go RE2 semantics', () => {
 describe('bounds', () => {
   test('a pattern compiling to too large a program is refused at validation, fast', () => {
     const pattern = '[a-z]{1000}'.repeat(6); // 6000 instructions, each count allowed
-    const started = performance.now();
+    const started = process.cpuUsage();
     const fault = refusal(
       checkCondition(`result matches \`${pattern}\``),
       'SW_EXPR_REGEX',
@@ -116,7 +119,7 @@ describe('bounds', () => {
     assert.equal(fault.column, 16);
     const huge = '[a-z]{1000}'.repeat(93); // a million instructions if compiled
     refusal(checkCondition(`result matches \`${huge}\``), 'SW_EXPR_REGEX', /too large: about/);
-    assert.ok(performance.now() - started < 1000, 'refused before compiling');
+    assert.ok(cpuMs(process.cpuUsage(started)) < 1000, 'refused before compiling');
   });
 
   test('a subject too long for the pattern is an SW_EXPR_LIMIT naming both sizes', () => {
