@@ -184,11 +184,13 @@ e2e-run:
 e2e-durations:
 	cp .stepwise/e2e-durations.json test/e2e/durations.json
 
-# The checks beside the builds the end-to-end run needs (each is mostly one core's work), then the
-# end-to-end run.
+# The builds the end-to-end run needs, then the end-to-end run with the checks beside it at low
+# priority (test/beside-e2e.sh: they fill the time the files spend waiting; their log is
+# .stepwise/checks.log, printed whole if they fail).
+CHECKS := lint typecheck crds-check unit
 test:
-	@$(MAKE) --no-print-directory -j2 lint typecheck crds-check unit e2e-ready
-	@$(MAKE) --no-print-directory e2e-run
+	@$(MAKE) --no-print-directory -j2 e2e-ready
+	@test/beside-e2e.sh $(MAKE) .stepwise/checks.log $(CHECKS) -- e2e-run
 
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
