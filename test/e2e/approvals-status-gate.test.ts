@@ -14,6 +14,7 @@ import { readCredentials } from '../cluster/kubeconfig.ts';
 import { pollUntil } from '../cluster/poll.ts';
 import { REPO_ROOT } from '../cluster/state.ts';
 import { testNamespace, userKubeconfig } from '../cluster/testing.ts';
+import { untilAllowed, type ResourceAttributes } from './support/access.ts';
 import { applyDeployFile } from './support/deploy-files.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
@@ -67,12 +68,24 @@ async function bindCluster(role: string, user: string): Promise<void> {
   );
 }
 
+/** A right each role bound here grants, asked of the authorizer until the binding counts. */
+const GRANTS: Readonly<Record<string, Omit<ResourceAttributes, 'namespace'>>> = {
+  edit: { group: '', resource: 'configmaps', verb: 'create' },
+  'stepwise-approver': { group: 'stepwise.dev', resource: 'rolloutapprovals', verb: 'create' },
+  'stepwise-break-glass': { group: 'stepwise.dev', resource: 'rollouts', verb: 'break-glass' },
+};
+
+/** Binds `role` to `user` in `ns` and returns once the API server's authorizer applies it (its
+ *  RBAC cache follows a new binding a moment later; under load, after the next request). */
 async function bind(ns: string, role: string, user: string): Promise<void> {
+  const grant = GRANTS[role];
+  if (grant === undefined) throw new Error(`bind: no right known to wait for in ${role}`);
   await http.json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
     metadata: { name: `${role}-${user}` },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
     subjects: [subject(user)],
   });
+  await untilAllowed(user, { ...grant, namespace: ns });
 }
 
 function person(name: string): KubeHttp {

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { REPO_ROOT } from '../../cluster/state.ts';
+import { untilAllowed } from './access.ts';
 import { http } from './rollouts.ts';
 
 /** Kinds applied by default, with their plurals. */
@@ -36,7 +37,7 @@ export async function applyDeployFile(
   }
 }
 
-/** Binds `user` to stepwise-approver in `ns`: they may create RolloutApprovals there. */
+/** Binds `user` to stepwise-approver in `ns`: once this returns, they may create RolloutApprovals there. */
 export async function bindApprover(ns: string, user: string): Promise<void> {
   await http.json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
     metadata: { name: `approver-${user}` },
@@ -46,5 +47,12 @@ export async function bindApprover(ns: string, user: string): Promise<void> {
       name: 'stepwise-approver',
     },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+  // The authorizer's RBAC cache applies a new binding a moment later.
+  await untilAllowed(user, {
+    namespace: ns,
+    group: 'stepwise.dev',
+    resource: 'rolloutapprovals',
+    verb: 'create',
   });
 }
