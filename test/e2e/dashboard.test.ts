@@ -62,7 +62,20 @@ async function signedIn(c: BrowserContext, d: RunningDashboard): Promise<Page> {
 /** Clicks an action on the Rollout view, fills its inputs, confirms it, and returns the answer
  *  shown. */
 async function act(p: Page, action: string, fillIn?: () => Promise<void>): Promise<string> {
-  await p.locator(`button[data-action="${action}"]`).click();
+  // A live update redraws the action bar; one that lands between mousedown and mouseup splits
+  // the click across two buttons, which is no click. Press again until the dialog opens.
+  for (let attempt = 1; ; attempt++) {
+    await p.locator(`button[data-action="${action}"]`).click();
+    const opened = await p
+      .locator('dialog[open]')
+      .waitFor({ timeout: 5_000 })
+      .then(() => true)
+      .catch((err: unknown) => {
+        if (attempt === 3) throw err;
+        return false;
+      });
+    if (opened) break;
+  }
   await fillIn?.();
   await p.locator('dialog button[data-confirm="yes"]').click();
   const result = p.locator('p.result');
