@@ -162,6 +162,36 @@ describe('dashboard', () => {
     assert.equal(back.status?.stableRS, first.status?.stableRS);
   });
 
+  it('a redraw that leaves the offers as they were keeps the buttons themselves (a click is never split across it)', async () => {
+    const ro = await getRollout(ns[2]!, 'api');
+    await page.goto(`${dashboard.origin}/#/r/${ns[2]}/api`);
+    const button = page.locator('button[data-action="restart"]');
+    await button.waitFor();
+    await button.evaluate((b: { setAttribute(name: string, value: string): void }) => {
+      b.setAttribute('data-probe', 'kept');
+    });
+    // An Event for the Rollout redraws the view (its Events section) and changes no offer.
+    await http.json('POST', `/api/v1/namespaces/${ns[2]}/events`, {
+      metadata: { generateName: 'api-probe-' },
+      involvedObject: {
+        apiVersion: 'stepwise.dev/v1alpha1',
+        kind: 'Rollout',
+        name: 'api',
+        namespace: ns[2],
+        uid: ro.metadata.uid,
+      },
+      reason: 'RedrawProbe',
+      message: 'a redraw probe',
+      type: 'Normal',
+      firstTimestamp: new Date().toISOString(),
+      lastTimestamp: new Date().toISOString(),
+      count: 1,
+      source: { component: 'stepwise-tests' },
+    });
+    await page.locator('text=a redraw probe').waitFor();
+    assert.equal(await button.getAttribute('data-probe'), 'kept', 'the same button node');
+  });
+
   it('approves from the page as the viewer, with a comment: the Rollout goes on', async () => {
     const n = ns[1]!;
     const approval = { approvers: { users: [ADMIN] } };

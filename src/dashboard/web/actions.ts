@@ -10,7 +10,13 @@ import { fill, h } from './dom.ts';
 const csrf = (): string =>
   document.querySelector<HTMLMetaElement>('meta[name="stepwise-csrf"]')?.content ?? '';
 
+/** The bar last drawn, reused while its offers stay the same: a redraw that replaced the buttons
+ *  between a person's mousedown and mouseup would swallow their click. */
+let lastBar: { signature: string; bar: HTMLElement; result: HTMLElement } | undefined;
+
 export function actionBar(namespace: string, name: string, offers: readonly ActionOffer[]) {
+  const signature = JSON.stringify([namespace, name, offers]);
+  if (lastBar?.signature === signature) return { bar: lastBar.bar, result: lastBar.result };
   const result = h('p', { class: 'result', role: 'status', 'aria-live': 'polite' });
   const bar = h(
     'div',
@@ -30,6 +36,7 @@ export function actionBar(namespace: string, name: string, offers: readonly Acti
       ),
     ),
   );
+  lastBar = { signature, bar, result };
   return { bar, result };
 }
 

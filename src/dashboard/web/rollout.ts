@@ -1,8 +1,9 @@
 /**
  * One Rollout: phase and message, the actions, the strategy's part (a component chosen by the
  * strategy, web/strategies/), images, revisions with their ReplicaSets and pods, analysis runs,
- * conditions and recent Events. Redrawn whole on each update (a few hundred nodes); the focused
- * button and the last action's answer are kept.
+ * conditions and recent Events. Redrawn whole on each update (a few hundred nodes), but for the
+ * action bar while its offers are unchanged (actions.ts: a click is never split across a redraw);
+ * the focused button and the last action's answer are kept.
  */
 import type { DetailPayload, DetailView } from '../model/wire.ts';
 import { actionBar, restoreAnswer } from './actions.ts';
