@@ -24,11 +24,6 @@ export class QuietPeriod {
     this.#lastActivityAt = o.clock.now();
   }
 
-  /** Whether activity is recent: a quiet period has not yet been reached since the last. */
-  get busy(): boolean {
-    return this.#cancelTimer !== undefined;
-  }
-
   noteActivity(): void {
     if (this.#stopped) return;
     this.#lastActivityAt = this.#clock.now();

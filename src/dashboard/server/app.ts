@@ -13,7 +13,7 @@ import type { Hub } from './hub.ts';
 import { refusalPage, shellPage } from './pages.ts';
 import { ACTION_SHAPE, json, parseAction, readBody, send } from './respond.ts';
 import { newSecret, sameSecret, SECURITY_HEADERS, Sessions, type Session } from './security.ts';
-import { closeServer, openStream, type StreamContext } from './streams.ts';
+import { closeServer, openStream, streamContext } from './streams.ts';
 
 export interface DashboardActions {
   /** The buttons for this Rollout, enabled where the plugin's rules would act. */
@@ -52,14 +52,8 @@ export interface Dashboard {
 export async function serveDashboard(o: DashboardOptions): Promise<Dashboard> {
   const now = o.now ?? Date.now;
   const token = newSecret();
-  const open = new Set<ServerResponse>();
-  const streams: StreamContext = {
-    hub: o.hub,
-    offers: (ro, t) => o.actions.offers(ro, t),
-    now,
-    heartbeatMs: o.heartbeatMs ?? 15_000,
-    open,
-  };
+  const streams = streamContext(o, now);
+  const open = streams.open;
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain', `internal error: ${String(err)}\n`);

@@ -20,7 +20,7 @@ import { refusalPage, shellPage, signInPage } from './pages.ts';
 import { proxyIdentity, type ProxyTrust } from './proxy-trust.ts';
 import { ACTION_SHAPE, json, parseAction, readBody, send } from './respond.ts';
 import { CLUSTER_HEADERS, newSecret, sameSecret } from './security.ts';
-import { closeServer, openStream, type StreamContext } from './streams.ts';
+import { closeServer, openStream, streamContext } from './streams.ts';
 
 export interface ClusterActions {
   offers(ro: Rollout, now: number): ActionOffer[];
@@ -75,14 +75,8 @@ export async function serveClusterDashboard(o: ClusterDashboardOptions): Promise
     max: o.maxSessions ?? 1000,
     now,
   });
-  const open = new Set<ServerResponse>();
-  const streams: StreamContext = {
-    hub: o.hub,
-    offers: (ro, t) => o.actions.offers(ro, t),
-    now,
-    heartbeatMs: o.heartbeatMs ?? 15_000,
-    open,
-  };
+  const streams = streamContext(o, now);
+  const open = streams.open;
   const page = (res: ServerResponse, status: number, body: string, headers = {}): void =>
     send(res, status, 'text/html', body, { ...CLUSTER_HEADERS, ...headers });
 

@@ -29,6 +29,24 @@ export interface StreamContext {
   readonly open: Set<ServerResponse>;
 }
 
+/** The streams' context both servers (plugin and in-cluster) build from their options. */
+export function streamContext(
+  o: {
+    readonly hub: Hub;
+    readonly actions: { offers(ro: Rollout, now: number): ActionOffer[] };
+    readonly heartbeatMs?: number;
+  },
+  now: () => number,
+): StreamContext {
+  return {
+    hub: o.hub,
+    offers: (ro, t) => o.actions.offers(ro, t),
+    now,
+    heartbeatMs: o.heartbeatMs ?? 15_000,
+    open: new Set<ServerResponse>(),
+  };
+}
+
 export function openStream(
   ctx: StreamContext,
   scope: StreamScope,
