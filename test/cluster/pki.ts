@@ -102,15 +102,16 @@ export async function createPki(dir: string): Promise<Pki> {
  * A client certificate for a person, signed by the cluster's CA in `pkiDir`: the API server
  * authenticates it as user `name` in `groups` (the subject's CN and O).
  */
+/** `fileStem` names the pair's files: callers running at once must each pass their own. */
 export async function issueUserCertificate(
   pkiDir: string,
   name: string,
   groups: readonly string[],
+  fileStem: string,
 ): Promise<KeyPair> {
-  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
   const pair = {
-    certFile: join(pkiDir, `user-${safe}.crt`),
-    keyFile: join(pkiDir, `user-${safe}.key`),
+    certFile: join(pkiDir, `${fileStem}.crt`),
+    keyFile: join(pkiDir, `${fileStem}.key`),
   };
   const subject = [...groups.map((g) => `/O=${g}`), `/CN=${name}`].join('');
   await openssl(

@@ -88,6 +88,8 @@ export async function apiStatus(call: Promise<unknown>): Promise<number | undefi
   }
 }
 
+let issued = 0;
+
 /**
  * A kubeconfig for the harness's cluster as another person: a client certificate for `name` in
  * `groups`, signed by the cluster's CA (the API server authenticates it; RBAC decides the rest).
@@ -98,8 +100,11 @@ export async function userKubeconfig(
 ): Promise<string> {
   const admin = kubeConfigPath();
   const dir = dirname(admin);
-  const pair = await issueUserCertificate(join(dir, 'pki'), name, groups);
-  const file = join(dir, `user-${name.replace(/[^A-Za-z0-9._-]/g, '_')}.kubeconfig`);
+  // Several e2e files issue the same person at once (each with its own groups): one set of
+  // files per call, or one file's reader meets another's half-written kubeconfig.
+  const stem = `user-${name.replace(/[^A-Za-z0-9._-]/g, '_')}-${process.pid}-${++issued}`;
+  const pair = await issueUserCertificate(join(dir, 'pki'), name, groups, stem);
+  const file = join(dir, `${stem}.kubeconfig`);
   await writeKubeconfig(file, readCredentials(admin).server, join(dir, 'pki', 'ca.crt'), pair);
   return file;
 }
