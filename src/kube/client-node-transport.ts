@@ -9,8 +9,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { KubeTransportError } from './errors.ts';
-import { RestKubeApi, type RestKubeApiOptions } from './apply.ts';
-import { RestClient, type HttpTransport, type RestClientOptions } from './rest.ts';
+import type { HttpTransport } from './rest.ts';
 
 export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
   const http = new IsomorphicFetchHttpLibrary();
@@ -35,7 +34,13 @@ export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
         ctx.setDispatcher(shared);
         void (fresh as { close?: () => Promise<void> }).close?.();
       }
-      for (const [k, v] of Object.entries(req.headers ?? {})) ctx.setHeaderParam(k, v);
+      for (const [k, v] of Object.entries(req.headers ?? {})) {
+        // fetch's Headers would join the lines into one value (one group named "a, b").
+        if (typeof v !== 'string') {
+          throw new KubeTransportError(`${k}: several header lines cannot be sent this way`);
+        }
+        ctx.setHeaderParam(k, v);
+      }
       if (req.body !== undefined) ctx.setBody(req.body);
       if (req.signal) ctx.setSignal(req.signal);
       const res = await http.send(ctx).toPromise();
@@ -47,12 +52,4 @@ export function kubeConfigTransport(kc: KubeConfig): HttpTransport {
       };
     },
   };
-}
-
-/** A `KubeApi` for a client-node KubeConfig. */
-export function kubeApiFromConfig(
-  kc: KubeConfig,
-  opts: RestKubeApiOptions & RestClientOptions = {},
-): RestKubeApi {
-  return new RestKubeApi(new RestClient(kubeConfigTransport(kc), opts), opts);
 }

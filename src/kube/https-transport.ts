@@ -33,7 +33,10 @@ export function httpsTransport(conn: Connection): HttpTransport {
       for (const [k, v] of Object.entries(req.query ?? {})) {
         if (v !== undefined) url.searchParams.set(k, String(v));
       }
-      const headers: Record<string, string> = { ...req.headers };
+      const headers: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(req.headers ?? {})) {
+        headers[k] = typeof v === 'string' ? v : [...v];
+      }
       const auth = conn.authorization();
       if (auth !== undefined) headers.Authorization = auth;
       if (req.body !== undefined) {

@@ -88,20 +88,29 @@ export function loadConnection(
   opts: { readonly context?: string; readonly saDir?: string } = {},
 ): ConnectionResult {
   const files = (env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
-  if (files.length > 0) return fromFiles(files, opts.context);
-  const saDir = opts.saDir ?? SA_DIR;
-  if (env.KUBERNETES_SERVICE_HOST && existsSync(join(saDir, 'token'))) {
-    return { kind: 'connection', connection: inCluster(env, saDir) };
-  }
-  const home = join(env.HOME || homedir(), '.kube', 'config');
-  if (existsSync(home)) return fromFiles([home], opts.context);
+  if (files.length > 0) return connectionFromFiles(files, opts.context);
+  const pod = inClusterConnection(env, opts.saDir);
+  if (pod !== undefined) return { kind: 'connection', connection: pod };
+  const home = homeKubeconfig(env);
+  if (home !== undefined) return connectionFromFiles([home], opts.context);
   throw new KubeconfigError(
     'no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
   );
 }
 
-function inCluster(env: NodeJS.ProcessEnv, saDir: string): Connection {
-  const host = env.KUBERNETES_SERVICE_HOST ?? '';
+/** ~/.kube/config, if there is one. */
+export function homeKubeconfig(env: NodeJS.ProcessEnv): string | undefined {
+  const home = join(env.HOME || homedir(), '.kube', 'config');
+  return existsSync(home) ? home : undefined;
+}
+
+/** The pod's service account; undefined outside a pod. */
+export function inClusterConnection(
+  env: NodeJS.ProcessEnv,
+  saDir: string = SA_DIR,
+): Connection | undefined {
+  if (!env.KUBERNETES_SERVICE_HOST || !existsSync(join(saDir, 'token'))) return undefined;
+  const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   const tokenFile = join(saDir, 'token');
   const namespaceFile = join(saDir, 'namespace');
@@ -129,7 +138,11 @@ function bearerFromFile(file: string): () => string {
   };
 }
 
-function fromFiles(files: readonly string[], contextName?: string): ConnectionResult {
+/** Kubeconfig files merged as kubectl merges them (the first to name a thing wins). */
+export function connectionFromFiles(
+  files: readonly string[],
+  contextName?: string,
+): ConnectionResult {
   const clusters = new Map<string, Located<ClusterEntry>>();
   const users = new Map<string, Located<UserEntry>>();
   const contexts = new Map<string, ContextEntry>();
@@ -207,8 +220,20 @@ function authorization(u: UserEntry, dir: string): () => string | undefined {
 /** `*-data` (base64) wins over the file, as in kubectl. */
 function pem(data: string | undefined, file: string | undefined, dir: string): string | undefined {
   if (data) return Buffer.from(data, 'base64').toString('utf8');
-  if (file) return readFileSync(resolvePath(file, dir), 'utf8');
+  if (file) return readNamedFile(resolvePath(file, dir));
   return undefined;
+}
+
+function readNamedFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new KubeconfigError(
+      `cannot read "${path}" named in the kubeconfig: ${typeof code === 'string' ? code : String(err)}`,
+      { cause: err },
+    );
+  }
 }
 
 function resolvePath(file: string, dir: string): string {

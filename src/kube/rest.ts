@@ -5,9 +5,9 @@
  * requests and deserialises into model classes (timestamps become `Date`s), and has no
  * subresources; client-node's `Watch` aborts a watch after 30 s without bytes, which would
  * restart every idle watch between bookmarks and drop the server's Status on HTTP errors. The
- * production transport still uses client-node for what it does well: kubeconfig loading,
- * authentication (tokens, exec plugins, client certificates) and its TLS-aware HTTP library.
- * Tests inject a fake transport (like undici's MockAgent) instead of mocking modules.
+ * transports: node:https over our kubeconfig reader (https-transport.ts), and client-node's
+ * only for users that authenticate through exec or auth-provider plugins. The controller and
+ * the plugin both send through it. Tests inject a fake transport instead of mocking modules.
  */
 import { apiStatusError, KubeTransportError, toApiError, type ApiError } from './errors.ts';
 import type { RequestLimiter } from './throttle.ts';
@@ -19,7 +19,8 @@ export interface HttpRequest {
   /** Path below the server URL, e.g. `/apis/apps/v1/namespaces/ns/replicasets`. */
   readonly path: string;
   readonly query?: Query;
-  readonly headers?: Readonly<Record<string, string>>;
+  /** A list sends one header line per value (Impersonate-Group: one line per group). */
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
   readonly body?: string;
   readonly signal?: AbortSignal;
 }
@@ -169,7 +170,7 @@ export class RestClient {
   }
 }
 
-function withAccept(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+function withAccept(headers: HttpRequest['headers']): Record<string, string | readonly string[]> {
   return { Accept: 'application/json', ...headers };
 }
 

@@ -123,6 +123,23 @@ describe('kubeconfig files', () => {
     });
   }
 
+  it('a certificate file the kubeconfig names that cannot be read is named, with the system code', () => {
+    const d = dir();
+    const file = write(d, 'config', {
+      'current-context': 'x',
+      clusters: [
+        { name: 'c', cluster: cluster('https://h', { 'certificate-authority': 'ca.crt' }) },
+      ],
+      contexts: [{ name: 'x', context: { cluster: 'c' } }],
+    });
+    assert.throws(
+      () => loadConnection({ KUBECONFIG: file }),
+      (e: unknown) =>
+        e instanceof KubeconfigError &&
+        e.message === `cannot read "${join(d, 'ca.crt')}" named in the kubeconfig: ENOENT`,
+    );
+  });
+
   it('a file that is not YAML names the file', () => {
     const d = dir();
     writeFileSync(join(d, 'config'), 'clusters: [');

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeApiOver } from '../../../src/kube/apply.ts';
-import { kubeApiFromConfig } from '../../../src/kube/client-node-transport.ts';
+import { kubeConfigTransport } from '../../../src/kube/client-node-transport.ts';
 import { httpsTransport } from '../../../src/kube/https-transport.ts';
 import type { KubeApi } from '../../../src/kube/kube-api.ts';
 import { ApiStatusError, type ApiError } from '../../../src/kube/errors.ts';
@@ -21,6 +21,7 @@ interface Seen {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
+  rawHeaders: string[];
   body: string;
 }
 const seen: Seen[] = [];
@@ -29,7 +30,8 @@ const server = createServer((req, res) => {
   let body = '';
   req.on('data', (c: Buffer) => (body += c.toString()));
   req.on('end', () => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+    const { method = '', url = '', headers, rawHeaders } = req;
+    seen.push({ method, url, headers, rawHeaders, body });
     handler(req, res);
   });
 });
@@ -62,7 +64,7 @@ const transports: Record<string, () => KubeApi> = {
         source: 'test',
       }),
     ),
-  "client-node's": () => kubeApiFromConfig(kc),
+  "client-node's": () => kubeApiOver(kubeConfigTransport(kc)),
 };
 
 for (const [name, client] of Object.entries(transports)) {
@@ -161,3 +163,27 @@ for (const [name, client] of Object.entries(transports)) {
     });
   });
 }
+
+test('node:https: a header given as a list goes out as one line per value', async () => {
+  handler = (_q, res) => res.end('{}');
+  const transport = httpsTransport({
+    server: `http://127.0.0.1:${port}`,
+    insecureSkipTlsVerify: false,
+    authorization: () => undefined,
+    source: 'test',
+  });
+  const res = await transport.send({
+    method: 'GET',
+    path: '/api',
+    headers: { 'Impersonate-User': 'alice', 'Impersonate-Group': ['team-a', 'a,b'] },
+  });
+  await res.text();
+  const lines = (seen.at(-1)?.rawHeaders ?? []).flatMap((v, i, all) =>
+    i % 2 === 0 && /^impersonate-/i.test(v) ? [`${v}: ${all[i + 1]}`] : [],
+  );
+  assert.deepEqual(lines, [
+    'Impersonate-User: alice',
+    'Impersonate-Group: team-a',
+    'Impersonate-Group: a,b',
+  ]);
+});
