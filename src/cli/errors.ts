@@ -4,6 +4,7 @@
  * the context (server, verb, resource, namespace, name) the raw errors lack.
  */
 import { API_VERSION, ROLLOUT_PLURAL } from '../api/keys.ts';
+import { ApiStatusError, KubeTransportError } from '../kube/errors.ts';
 import { sanitiseText } from './sanitise.ts';
 
 export class CliError extends Error {
@@ -36,31 +37,18 @@ interface StatusBody {
   details?: { name?: string; kind?: string; group?: string };
 }
 
-/** The HTTP status of an API error: ApiException has `code`, watch errors have `statusCode`. */
+/** The HTTP status of an API server's answer (src/kube's ApiStatusError, or ours made of it). */
 export function httpStatusOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  if (err instanceof CliError) return err.httpStatus;
-  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown };
-  if (typeof e.statusCode === 'number') return e.statusCode;
-  // ApiException: numeric code plus a body; Node system errors have string codes.
-  if (typeof e.code === 'number' && 'body' in e) return e.code;
+  if (err instanceof CliError || err instanceof ApiStatusError) return err.httpStatus;
   return undefined;
 }
 
 export const isConflict = (err: unknown): boolean => httpStatusOf(err) === 409;
 
-function statusBody(err: unknown): StatusBody | undefined {
-  const body = (err as { body?: unknown }).body;
-  if (typeof body === 'object' && body !== null) return body;
-  if (typeof body === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(body);
-      if (typeof parsed === 'object' && parsed !== null) return parsed;
-    } catch {
-      return { message: body.trim() };
-    }
-  }
-  return undefined;
+/** What the server said: its Status, or the text it sent instead (none: only the code). */
+function statusBody(err: ApiStatusError): StatusBody | undefined {
+  if (err.status !== undefined) return err.status;
+  return err.message === `HTTP ${err.httpStatus}` ? undefined : { message: err.message };
 }
 
 const where = (ns: string | undefined): string =>
@@ -134,6 +122,10 @@ export function networkCause(err: unknown): { code: string; message: string } | 
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || /CERT|TLS|SSL/.test(code))) {
       const ssl = code.startsWith('ERR_SSL_') && typeof reason === 'string';
       found = { code, message: ssl ? `TLS handshake failed: ${reason}` : (text ?? code) };
+    } else if (code === 'EPROTO' && text !== undefined) {
+      // node:https's socket error carries OpenSSL's whole line: `...:SSL routines:fn:reason:...`
+      const openssl = /:SSL routines:[^:]*:([^:]+):/.exec(text)?.[1];
+      found = { code, message: openssl ? `TLS handshake failed: ${openssl}` : text };
     }
     visit(cause);
     if (Array.isArray(errors)) errors.forEach(visit);
@@ -150,7 +142,10 @@ export function networkCause(err: unknown): { code: string; message: string } | 
  * path, an exec credential plugin): Node's errors say `open` or `spawn`, not which setting.
  */
 function kubeconfigCause(err: unknown): string | undefined {
-  const { syscall, path, code } = err as { syscall?: unknown; path?: unknown; code?: unknown };
+  // Raised in the transport (a token file, a credential plugin): the system error is the cause.
+  const system = err instanceof KubeTransportError ? err.cause : err;
+  if (typeof system !== 'object' || system === null) return undefined;
+  const { syscall, path, code } = system as { syscall?: unknown; path?: unknown; code?: unknown };
   if (typeof path !== 'string' || typeof code !== 'string') return undefined;
   if (syscall === 'open') return `cannot read "${path}" named in the kubeconfig: ${code}`;
   if (typeof syscall === 'string' && syscall.startsWith('spawn')) {
@@ -164,8 +159,8 @@ const firstLine = (s: string): string => s.split('\n', 1)[0]!.trim();
 /** Turns anything a request threw into a one-line CliError. */
 export function toCliError(err: unknown, ctx: RequestContext): CliError {
   if (err instanceof CliError) return err;
-  const status = httpStatusOf(err);
-  if (status !== undefined) {
+  if (err instanceof ApiStatusError) {
+    const status = err.httpStatus;
     const fail = (message: string): CliError => new CliError(message, { httpStatus: status });
     const body = statusBody(err);
     const msg = body?.message ? firstLine(body.message) : undefined;

@@ -3,7 +3,6 @@
  * ones, handing Argo's status over and orphaning Argo's ReplicaSets. Part of the plugin's
  * KubeClient (client.ts), kept apart so each file stays one concern.
  */
-import type * as K8s from '@kubernetes/client-node';
 import {
   ARGO_GROUP,
   FIELD_MANAGER,
@@ -13,8 +12,15 @@ import {
   VERSION,
 } from '../api/keys.ts';
 import type { Rollout } from '../api/rollout.ts';
-import type { ObjectList } from './client.ts';
-import type { RequestContext } from './errors.ts';
+import type { HttpRequest } from '../kube/rest.ts';
+import {
+  collectionPath,
+  CONTENT_TYPE,
+  objectPath,
+  RESOURCES,
+  type ApiResource,
+} from './api-paths.ts';
+import { objectList, type ObjectList, type Send } from './sender.ts';
 
 /** Argo Rollouts' kinds `migrate` reads (argoproj.io/v1alpha1). */
 export type ArgoPlural = 'rollouts' | 'analysistemplates' | 'clusteranalysistemplates';
@@ -45,72 +51,62 @@ export interface MigrateCalls {
   applyHandover(namespace: string, name: string, status: object): Promise<Rollout>;
 }
 
-type Call = <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>) => Promise<T>;
+const argo = (plural: ArgoPlural): ApiResource => ({
+  group: ARGO_GROUP,
+  version: 'v1alpha1',
+  plural,
+});
 
-const list = (raw: unknown): ObjectList<unknown> => {
-  const l = raw as { items?: unknown[]; metadata?: { resourceVersion?: string } };
-  return { items: l.items ?? [], resourceVersion: l.metadata?.resourceVersion ?? '' };
-};
+/** Server-side apply, forced: what `migrate` writes is meant to be the manager's own. */
+const applyRequest = (path: string, fieldManager: string, body: unknown): HttpRequest => ({
+  method: 'PATCH',
+  path,
+  query: { fieldManager, force: true },
+  headers: { 'Content-Type': CONTENT_TYPE.apply },
+  body: JSON.stringify(body),
+});
 
-export function migrateCalls(
-  k8s: typeof K8s,
-  custom: K8s.CustomObjectsApi,
-  call: Call,
-): MigrateCalls {
-  const ro = { group: GROUP, version: VERSION, plural: ROLLOUT_PLURAL };
-  const apply = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
-  const argo = (plural: ArgoPlural) => ({ group: ARGO_GROUP, version: 'v1alpha1', plural });
+export function migrateCalls(send: Send): MigrateCalls {
   return {
-    listArgo: (plural, namespace) =>
-      call({ verb: 'list', resource: `${plural}.${ARGO_GROUP}`, namespace }, async () =>
-        list(
-          namespace === undefined
-            ? await custom.listClusterCustomObject(argo(plural))
-            : await custom.listNamespacedCustomObject({ ...argo(plural), namespace }),
+    listArgo: async (plural, namespace) =>
+      objectList<unknown>(
+        await send(
+          { verb: 'list', resource: `${plural}.${ARGO_GROUP}`, namespace },
+          { method: 'GET', path: collectionPath(argo(plural), namespace) },
         ),
       ),
-    orphanArgoRollout: (namespace, name, uid) =>
-      call({ verb: 'delete', resource: `rollouts.${ARGO_GROUP}`, namespace, name }, async () => {
-        await custom.deleteNamespacedCustomObject({
-          ...argo('rollouts'),
-          namespace,
-          name,
-          propagationPolicy: 'Orphan',
-          // In the body too: a body without it would make the API server delete in the background
-          // (the ReplicaSets and their pods with it), whatever the query says.
-          body: { propagationPolicy: 'Orphan', preconditions: { uid } },
-        });
-      }),
+    orphanArgoRollout: async (namespace, name, uid) => {
+      await send(
+        { verb: 'delete', resource: `rollouts.${ARGO_GROUP}`, namespace, name },
+        {
+          method: 'DELETE',
+          path: objectPath(argo('rollouts'), namespace, name),
+          query: { propagationPolicy: 'Orphan' },
+          headers: { 'Content-Type': CONTENT_TYPE.json },
+          // In the body too: a body without it would make the API server delete in the
+          // background (the ReplicaSets and their pods with it), whatever the query says.
+          body: JSON.stringify({ propagationPolicy: 'Orphan', preconditions: { uid } }),
+        },
+      );
+    },
     applyStepwise: (plural, namespace, body) =>
-      call({ verb: 'patch', resource: plural, namespace, name: body.metadata.name }, async () => {
-        const target = { group: GROUP, version: VERSION, plural, name: body.metadata.name, body };
-        const opts = { fieldManager: PLUGIN_FIELD_MANAGER, force: true };
-        const written: unknown =
-          namespace === undefined
-            ? await custom.patchClusterCustomObject({ ...target, ...opts }, apply)
-            : await custom.patchNamespacedCustomObject({ ...target, ...opts, namespace }, apply);
-        return written;
-      }),
+      send<unknown>(
+        { verb: 'patch', resource: plural, namespace, name: body.metadata.name },
+        applyRequest(
+          objectPath({ group: GROUP, version: VERSION, plural }, namespace, body.metadata.name),
+          PLUGIN_FIELD_MANAGER,
+          body,
+        ),
+      ),
     applyHandover: (namespace, name, status) =>
-      call(
+      send<Rollout>(
         { verb: 'patch', resource: `${ROLLOUT_PLURAL}/status`, namespace, name },
-        async () =>
-          (await custom.patchNamespacedCustomObjectStatus(
-            {
-              ...ro,
-              namespace,
-              name,
-              body: {
-                apiVersion: `${GROUP}/${VERSION}`,
-                kind: 'Rollout',
-                metadata: { name, namespace },
-                status,
-              },
-              fieldManager: FIELD_MANAGER,
-              force: true,
-            },
-            apply,
-          )) as Rollout,
+        applyRequest(objectPath(RESOURCES.rollouts, namespace, name, 'status'), FIELD_MANAGER, {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: 'Rollout',
+          metadata: { name, namespace },
+          status,
+        }),
       ),
   };
 }

@@ -1,23 +1,14 @@
 /**
- * The plugin's calls on the object a Rollout's workloadRef names (Deployment and ReplicaSet
- * through the generic object API, PodTemplate through the core API): read it, and patch its
- * template under the plugin's field manager (set image, undo).
+ * The plugin's calls on the object a Rollout's workloadRef names (a Deployment, ReplicaSet or
+ * PodTemplate): read it, and patch its template under the plugin's field manager (set image,
+ * undo).
  */
-import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { PLUGIN_FIELD_MANAGER } from '../api/keys.ts';
 import type { WorkloadRef } from '../api/rollout.ts';
-import type { JsonPatchOp, ObjectList } from './client.ts';
-import type { RequestContext } from './errors.ts';
+import { collectionPath, CONTENT_TYPE, objectPath, RESOURCES } from './api-paths.ts';
+import type { JsonPatchOp } from './client.ts';
 import type { WorkloadLike } from './render/objects.ts';
-
-export interface WorkloadCallDeps {
-  readonly custom: CustomObjectsApi;
-  readonly core: CoreV1Api;
-  /** The request option that sends a JSON patch. */
-  readonly jsonPatch: Parameters<CustomObjectsApi['patchNamespacedCustomObject']>[1];
-  readonly call: <T>(ctx: Omit<RequestContext, 'server'>, fn: () => Promise<T>) => Promise<T>;
-  readonly list: <T>(raw: unknown) => ObjectList<T>;
-}
+import { objectList, type ObjectList, type Send } from './sender.ts';
 
 export interface WorkloadCalls {
   /** The object a workloadRef names (a Deployment, ReplicaSet or PodTemplate). */
@@ -33,55 +24,41 @@ export interface WorkloadCalls {
   ): Promise<WorkloadLike>;
 }
 
-export function workloadCalls(d: WorkloadCallDeps): WorkloadCalls {
-  const { custom, core, jsonPatch, call, list } = d;
+export function workloadCalls(send: Send): WorkloadCalls {
   const at = (ref: WorkloadRef, namespace: string) => ({
-    group: 'apps',
-    version: 'v1',
-    plural: workloadPlural(ref),
+    verb: 'get' as const,
+    resource: workloadPlural(ref),
     namespace,
     name: ref.name,
   });
   return {
     getWorkload: (namespace, ref) =>
-      call({ verb: 'get', resource: workloadPlural(ref), namespace, name: ref.name }, async () =>
-        ref.kind === 'PodTemplate'
-          ? ((await core.readNamespacedPodTemplate({ namespace, name: ref.name })) as WorkloadLike)
-          : ((await custom.getNamespacedCustomObject(at(ref, namespace))) as WorkloadLike),
-      ),
-    listWorkload: (namespace, ref) => {
-      const fieldSelector = `metadata.name=${ref.name}`;
-      return call({ verb: 'list', resource: workloadPlural(ref), namespace }, async () =>
-        list<WorkloadLike>(
-          ref.kind === 'PodTemplate'
-            ? await core.listNamespacedPodTemplate({ namespace, fieldSelector })
-            : await custom.listNamespacedCustomObject({
-                group: 'apps',
-                version: 'v1',
-                plural: workloadPlural(ref),
-                namespace,
-                fieldSelector,
-              }),
+      send<WorkloadLike>(at(ref, namespace), {
+        method: 'GET',
+        path: objectPath(RESOURCES[workloadPlural(ref)], namespace, ref.name),
+      }),
+    listWorkload: async (namespace, ref) =>
+      objectList<WorkloadLike>(
+        await send(
+          { verb: 'list', resource: workloadPlural(ref), namespace },
+          {
+            method: 'GET',
+            path: collectionPath(RESOURCES[workloadPlural(ref)], namespace),
+            query: { fieldSelector: `metadata.name=${ref.name}` },
+          },
         ),
-      );
-    },
-    patchWorkload: (namespace, ref, patch) => {
-      const body = patch as JsonPatchOp[];
-      const fieldManager = PLUGIN_FIELD_MANAGER;
-      return call(
-        { verb: 'patch', resource: workloadPlural(ref), namespace, name: ref.name },
-        async () =>
-          ref.kind === 'PodTemplate'
-            ? ((await core.patchNamespacedPodTemplate(
-                { namespace, name: ref.name, body, fieldManager },
-                jsonPatch,
-              )) as WorkloadLike)
-            : ((await custom.patchNamespacedCustomObject(
-                { ...at(ref, namespace), body, fieldManager },
-                jsonPatch,
-              )) as WorkloadLike),
-      );
-    },
+      ),
+    patchWorkload: (namespace, ref, patch) =>
+      send<WorkloadLike>(
+        { ...at(ref, namespace), verb: 'patch' },
+        {
+          method: 'PATCH',
+          path: objectPath(RESOURCES[workloadPlural(ref)], namespace, ref.name),
+          query: { fieldManager: PLUGIN_FIELD_MANAGER },
+          headers: { 'Content-Type': CONTENT_TYPE.jsonPatch },
+          body: JSON.stringify(patch),
+        },
+      ),
   };
 }
 

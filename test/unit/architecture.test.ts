@@ -15,8 +15,9 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   kube: { modules: ['api'], packages: true },
   server: { modules: ['api', 'kube'], packages: true },
   // The plugin reads Rollouts with the controller's own pure rules (steps, weights, traffic
-  // bodies, analysis evaluation), never its I/O: see PARTS and the plugin's reach below.
-  cli: { modules: ['api', 'rollout', 'traffic', 'analysis', 'dashboard'], packages: true },
+  // bodies, analysis evaluation) and sends with its transport, never its other I/O: see PARTS
+  // and the plugin's reach below.
+  cli: { modules: ['api', 'rollout', 'traffic', 'analysis', 'dashboard', 'kube'], packages: true },
   // The web page and its server: it shows Rollouts with the plugin's own pure rules for showing
   // them (render/, sanitise.ts and what they use), never the plugin's I/O; what it does is handed
   // to it (the plugin's actions, its watches), so the in-cluster mode can hand it others.
@@ -34,10 +35,20 @@ const RULES: Record<string, { modules: string[]; packages: boolean }> = {
   },
 };
 
+/** The controller's way to the API server, which the plugin sends through too: one kubeconfig
+ *  reader, one transport, one error model (never its informers, queues or writers). */
+const KUBE_TRANSPORT = [
+  'kube/kubeconfig.ts',
+  'kube/https-transport.ts',
+  'kube/client-node-transport.ts',
+  'kube/rest.ts',
+  'kube/errors.ts',
+] as const;
+
 /** Within a module it may import, the only parts a module may reach: the plugin takes the pure
  *  half of analysis (evaluation and expressions), never its providers (HTTP, Jobs). */
 const PARTS: Record<string, Record<string, string[]>> = {
-  cli: { analysis: ['analysis/evaluate/', 'analysis/expr/'] },
+  cli: { analysis: ['analysis/evaluate/', 'analysis/expr/'], kube: [...KUBE_TRANSPORT] },
   dashboard: { cli: ['cli/render/', 'cli/sanitise.ts'] },
 };
 
@@ -48,14 +59,19 @@ const PLUGIN_REACH: Record<string, readonly string[] | 'all'> = {
   rollout: 'all',
   traffic: 'all',
   analysis: ['analysis/evaluate/', 'analysis/expr/'],
-  kube: ['kube/resources.ts', 'kube/objects.ts'],
+  kube: ['kube/resources.ts', 'kube/objects.ts', ...KUBE_TRANSPORT],
   dashboard: 'all',
 };
 
-/** The plugin's one server: the dashboard's, on 127.0.0.1 (node:http), and the same page served
- *  in the cluster with sign-in (stepwise-dashboard); and, run from the sources only, esbuild
- *  bundling the page (the single-file binary embeds it instead). */
+/** The plugin's I/O outside src/cli: its way to the API server (the controller's kubeconfig
+ *  reader and transport); its one server, the dashboard's, on 127.0.0.1 (node:http), and the
+ *  same page served in the cluster with sign-in (stepwise-dashboard); and, run from the sources
+ *  only, esbuild bundling the page (the single-file binary embeds it instead). */
 const PLUGIN_IO_ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  'kube/kubeconfig.ts': ['node:fs', 'js-yaml'],
+  'kube/https-transport.ts': ['node:http', 'node:https'],
+  // Loaded only for a user whose credentials come from an exec or auth-provider plugin.
+  'kube/client-node-transport.ts': ['@kubernetes/client-node'],
   'dashboard/server/app.ts': ['node:http'],
   'dashboard/server/cluster-app.ts': ['node:http'],
   'dashboard/build.ts': ['esbuild'],

@@ -328,6 +328,29 @@ test('--as impersonates a user', async () => {
   assert.equal(api.lastHeaders['impersonate-user'], undefined);
 });
 
+test('a user whose credentials come from an exec plugin: the plugin runs it and sends its token', async () => {
+  // What cloud CLIs (aws eks get-token, gke-gcloud-auth-plugin) print.
+  const plugin = join(dir, 'credential-plugin.sh');
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-exec"}}'\n`,
+    { mode: 0o755 },
+  );
+  const execConfig = join(dir, 'exec.kubeconfig');
+  writeFileSync(
+    execConfig,
+    readFileSync(kubeconfig, 'utf8').replace(
+      '    token: fake-token',
+      `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${plugin}\n      interactiveMode: Never`,
+    ),
+  );
+  const r = await cli(['list', '--kubeconfig', execConfig, '--as', 'bob']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\nweb /);
+  assert.equal(api.lastHeaders['authorization'], 'Bearer from-exec');
+  assert.equal(api.lastHeaders['impersonate-user'], 'bob');
+});
+
 test('KUBECONFIG=a:b as kubectl: the first current-context and the first definition of a name win', async () => {
   // Another cluster, nothing listening: reaching it fails naming its address.
   const dead = new FakeApiServer();

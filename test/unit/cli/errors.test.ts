@@ -8,6 +8,7 @@ import {
   toCliError,
 } from '../../../src/cli/errors.ts';
 import type { RequestContext } from '../../../src/cli/errors.ts';
+import { apiStatusError } from '../../../src/kube/errors.ts';
 import { parseDurationFlag as parseDuration } from '../../../src/cli/commands/common.ts';
 
 const server = 'https://127.0.0.1:6443';
@@ -18,8 +19,9 @@ const patchCtx: RequestContext = {
   namespace: 'ns',
   name: 'web',
 };
-const apiError = (code: number, body: unknown) =>
-  Object.assign(new Error(`HTTP-Code: ${code}`), { code, body });
+/** What the client throws for an answer: a Status body as the API server sends it. */
+const apiError = (code: number, body: string | Record<string, unknown>) =>
+  apiStatusError(code, typeof body === 'string' ? body : { kind: 'Status', code, ...body });
 
 test('403: the server message becomes "forbidden: user ... cannot VERB RESOURCE in namespace"', () => {
   const body = JSON.stringify({
@@ -43,8 +45,8 @@ test('403: the server message becomes "forbidden: user ... cannot VERB RESOURCE 
     { server, verb: 'list', resource: 'rollouts' },
   );
   assert.equal(cluster.message, 'forbidden: user "u" cannot list rollouts at the cluster scope');
-  // watch errors carry no body
-  const watch = toCliError(Object.assign(new Error('Forbidden'), { statusCode: 403 }), {
+  // an answer without a Status body: only the code
+  const watch = toCliError(apiStatusError(403), {
     server,
     verb: 'watch',
     resource: 'pods',

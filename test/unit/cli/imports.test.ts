@@ -1,7 +1,8 @@
 // The plugin's import graph: its own files, src/api, the pure core through its public surfaces
 // (src/rollout/index.ts, src/traffic/index.ts, analysis/evaluate and analysis/expr: the same rules
-// the controller applies, never a copy), commander, and @kubernetes/client-node only as types or
-// through the lazy import in client.ts. test/unit/architecture.test.ts keeps whatever these
+// the controller applies, never a copy), the controller's way to the API server (its kubeconfig
+// reader, transports and errors), commander, and @kubernetes/client-node only as types or
+// through the lazy import in connection.ts. test/unit/architecture.test.ts keeps whatever these
 // surfaces load free of I/O. The lint and migrate modules (src/cli/lint/, src/cli/migrate/) use
 // src/api's validators and js-yaml, and are only ever imported lazily.
 import { test } from 'node:test';
@@ -30,6 +31,11 @@ const SURFACES = [
   'src/analysis/expr/index.ts',
   // The web page the plugin serves (`dashboard`), loaded only by that command.
   'src/dashboard/index.ts',
+  // One kubeconfig reader and transport for the controller and the plugin.
+  'src/kube/kubeconfig.ts',
+  'src/kube/https-transport.ts',
+  'src/kube/rest.ts',
+  'src/kube/errors.ts',
 ];
 
 test('src/cli imports src/api, the pure modules through their surfaces, node:, commander', () => {

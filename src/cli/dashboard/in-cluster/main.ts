@@ -6,9 +6,9 @@
  * do is theirs (src/dashboard/server/cluster-app.ts). The actions are the plugin's own, sent
  * with a client that acts as the person (kube-access.ts).
  */
-import { loadKubeConfig } from '../../kubeconfig.ts';
 import { clientOf } from '../../client.ts';
-import { errorLine } from '../../errors.ts';
+import { findConnection, overHttps } from '../../connection.ts';
+import { CliError, errorLine } from '../../errors.ts';
 import { dashboardAssets, serveClusterDashboard } from '../../../dashboard/index.ts';
 import { pluginActions } from '../actions.ts';
 import { startWatches } from '../watches.ts';
@@ -27,12 +27,15 @@ async function main(): Promise<number> {
     process.stderr.write(`${errorLine(err)}\n`);
     return 2;
   }
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
   // KUBECONFIG when set (tests, running it by hand), else the pod's ServiceAccount.
-  loadKubeConfig(k8s, kc, {}, process.env);
-  const own = clientOf(k8s, kc);
-  const access = kubeAccess(k8s, kc);
+  const found = findConnection({}, process.env);
+  if (found.kind === 'plugin') {
+    throw new CliError(
+      'the kubeconfig user authenticates through a credential plugin; the dashboard needs a token or a client certificate',
+    );
+  }
+  const own = clientOf(overHttps(found.connection));
+  const access = kubeAccess(found.connection);
   const watches = startWatches(own, config.namespace);
   // The plugin's decisions and writes; nothing here reads stdin or waits for Ctrl-C.
   const deps = {
