@@ -1,7 +1,7 @@
 /**
- * Kubeconfig loading as kubectl does it (kubectl does not parse global flags for plugins, so
- * --kubeconfig, --context and --as are ours): KUBECONFIG lists merged in order, else
- * ~/.kube/config, else the in-cluster service account. Every failure is one CliError line.
+ * The kubeconfig loaded into client-node, for a user whose credentials come from an exec or
+ * auth-provider plugin (connection.ts reads every other kubeconfig itself): the same rules
+ * (KUBECONFIG's files merged first-wins, --context, --as), every failure one CliError line.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
