@@ -4,17 +4,18 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import {
-  ARGO_CONTROLLER_LEASE,
-  ARGO_GROUP,
-  buildInfo,
-  GROUP,
-  parseGoDuration,
-  versionText,
-} from '../api/index.ts';
-import { parseTrustedProxies } from '../server/client-address.ts';
+import { ARGO_CONTROLLER_LEASE, ARGO_GROUP, buildInfo, GROUP, versionText } from '../api/index.ts';
 import type { TrustedProxies } from '../server/client-address.ts';
-import { parseHostList } from '../analysis/providers/index.ts';
+import { approvalFlags } from './approval-flags.ts';
+import {
+  bool,
+  ConfigError,
+  hostList,
+  hostPort,
+  instanceId,
+  positiveInt,
+  reclaimAfter,
+} from './flag-values.ts';
 import { LOG_FORMATS } from './logger.ts';
 import type { Level, LogFormat } from './logger.ts';
 
@@ -87,14 +88,12 @@ export interface ControllerConfig {
  * because it could not renew the leader Lease in time (another may now lead); its Deployment
  * restarts it and it campaigns again.
  */
+export { ConfigError } from './flag-values.ts';
+
 export const ExitCode = { ok: 0, failed: 1, badFlags: 2, leaseLost: 3 } as const;
 
 /** The identity policy's name in deploy/ (the chart passes its own with --identity-policy). */
 export const DEFAULT_IDENTITY_POLICY = 'stepwise-rolloutapproval-identity';
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /** `--help`: not an error; the usage goes to stdout and the process exits 0. */
 export class HelpRequested extends Error {
@@ -294,137 +293,6 @@ function servedGroup(
     throw new ConfigError(`--argo-controller-lease must be NAMESPACE/NAME or none, got "${named}"`);
   }
   return { apiGroup: group, argoControllerLease: named };
-}
-
-function hostList(flag: string, v: string | undefined): string[] {
-  try {
-    return parseHostList(v ?? '');
-  } catch (err) {
-    throw new ConfigError(`${flag}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-function reclaimAfter(v: string): number {
-  const ms = parseGoDuration(v, 24n * 3_600_000_000_000n);
-  if (!ms.ok || ms.value < 0) {
-    throw new ConfigError(`--reclaim-memory-after must be a duration such as 10s or 0, got "${v}"`);
-  }
-  return ms.value;
-}
-
-function approvalFlags(values: Record<string, string | boolean | undefined>) {
-  const str = (k: string): string | undefined => {
-    const v = values[k];
-    return typeof v === 'string' ? v : undefined;
-  };
-  const external = str('external-bind-address');
-  const secret = str('notifications-secret');
-  const ttl = str('approval-link-ttl') ?? '24h';
-  const ttlMs = parseGoDuration(ttl, 8760n * 3_600_000_000_000n);
-  if (!ttlMs.ok || ttlMs.value <= 0) {
-    throw new ConfigError(
-      `--approval-link-ttl must be a positive duration such as 24h, got "${ttl}"`,
-    );
-  }
-  let notificationsSecret: { namespace: string; name: string } | undefined;
-  if (secret !== undefined) {
-    const [namespace, name, extra] = secret.split('/');
-    if (!namespace || !name || extra !== undefined) {
-      throw new ConfigError(`--notifications-secret must be NAMESPACE/NAME, got "${secret}"`);
-    }
-    notificationsSecret = { namespace, name };
-  }
-  const publicUrl = str('public-url');
-  const slackApiUrl = str('slack-api-url');
-  const proxies = parseTrustedProxies(str('trusted-proxy-cidrs') ?? '');
-  if (!proxies.ok) {
-    throw new ConfigError(
-      `--trusted-proxy-cidrs must be a comma list of addresses or CIDRs such as 10.0.0.0/8, got "${proxies.bad}"`,
-    );
-  }
-  const maxConnections = positiveInt(
-    '--external-max-connections',
-    str('external-max-connections') ?? '256',
-  );
-  const targets = str('notification-targets');
-  return {
-    ...(external !== undefined
-      ? (() => {
-          const [host, port] = hostPort(external, '--external-bind-address');
-          return { external: { host, port, trustedProxies: proxies.proxies, maxConnections } };
-        })()
-      : {}),
-    ...(publicUrl !== undefined ? { publicUrl: publicHttpsUrl(publicUrl) } : {}),
-    ...(notificationsSecret !== undefined ? { notificationsSecret } : {}),
-    ...(str('notifications-dir') !== undefined
-      ? { notificationsDir: str('notifications-dir') }
-      : {}),
-    ...(slackApiUrl !== undefined ? { slackApiUrl: httpUrl('--slack-api-url', slackApiUrl) } : {}),
-    approvalLinkTtlMs: ttlMs.value,
-    ...(targets !== undefined ? { notificationTargetsFile: targets } : {}),
-    ...(str('approval-people') !== undefined ? { approvalPeopleFile: str('approval-people') } : {}),
-  };
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** The links carry approval tokens: in clear text only to this machine. */
-function publicHttpsUrl(v: string): string {
-  const url = httpUrl('--public-url', v);
-  const { protocol, hostname } = new URL(url);
-  if (protocol === 'http:' && !LOOPBACK_HOSTS.has(hostname) && !hostname.startsWith('127.')) {
-    throw new ConfigError(
-      `--public-url must be https (approval links carry tokens; http only for a loopback host), got "${v}"`,
-    );
-  }
-  return url;
-}
-
-/** A label value: up to 63 characters, alphanumeric at both ends, `-_.` inside. */
-function instanceId(v: string | undefined): { instanceId?: string } {
-  if (v === undefined) return {};
-  if (!/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(v)) {
-    throw new ConfigError(
-      `--instance-id must be a label value (up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got "${v}"`,
-    );
-  }
-  return { instanceId: v };
-}
-
-/** An http(s) URL without a trailing slash. */
-function httpUrl(flag: string, v: string): string {
-  let url: URL;
-  try {
-    url = new URL(v);
-  } catch {
-    throw new ConfigError(`${flag} must be an http(s) URL, got "${v}"`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError(`${flag} must be an http(s) URL, got "${v}"`);
-  }
-  return v.replace(/\/+$/, '');
-}
-
-function positiveInt(flag: string, v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < 1)
-    throw new ConfigError(`${flag} must be a positive integer, got "${v}"`);
-  return n;
-}
-
-function bool(flag: string, v: string): boolean {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new ConfigError(`${flag} must be true or false, got "${v}"`);
-}
-
-function hostPort(v: string, flag: string): [string, number] {
-  const i = v.lastIndexOf(':');
-  const port = Number(v.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`${flag} must be host:port, got "${v}"`);
-  }
-  return [v.slice(0, i) || '0.0.0.0', port];
 }
 
 /**
