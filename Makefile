@@ -196,7 +196,7 @@ test:
 # The runner starts its own clusters: the cold-start figure needs binaries no running cluster
 # holds in memory, and the floor is measured on a fresh one. BENCH="control-plane" picks some.
 # argo-bins: the idle-cpu bench runs Argo Rollouts' controller beside Stepwise's.
-bench: deps cluster-bins prometheus-bins argo-bins build
+bench: deps cluster-bins prometheus-bins argo-bins build plugin-binary
 	$(TS) test/bench/run.ts $(BENCH)
 
 # 10,000 Rollouts (issue 11): not part of `make bench`, ~20 min on 2 cores. A smaller count for a
