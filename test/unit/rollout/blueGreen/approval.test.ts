@@ -76,6 +76,34 @@ describe('blue-green approval gate', () => {
     assert.equal(active(s), before);
   });
 
+  it('its timeout aborts (not a moment before): Degraded, the active Service stays on the stable', () => {
+    const s = gated({ approval: { approvers: { users: ['alice'] }, timeout: '30m' } });
+    const before = active(s);
+    s.advance(30 * 60_000 - 1);
+    assert.deepEqual(s.pass().writes, []);
+    s.advance(1);
+    s.run();
+    assert.equal(s.rollout.status?.abort, true);
+    assert.equal(s.rollout.status?.phase, 'Degraded');
+    assert.ok(s.events().some((e) => e.startsWith('ApprovalTimedOut:')));
+    assert.equal(active(s), before);
+  });
+
+  it('with onTimeout: pause it keeps waiting, and a later approval still switches', () => {
+    const s = gated({
+      approval: { approvers: { users: ['alice'] }, timeout: 90, onTimeout: 'pause' },
+    });
+    s.advance(90_000);
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Paused');
+    assert.equal(s.rollout.status?.abort, false);
+    assert.notEqual(active(s), s.rollout.status?.currentPodHash);
+    s.decide('Approve', 'alice', { step: 0 });
+    s.run();
+    assert.equal(s.rollout.status?.phase, 'Healthy');
+    assert.equal(active(s), s.rollout.status?.currentPodHash);
+  });
+
   it('with autoPromotionEnabled false, the BlueGreenPause still follows the approval', () => {
     const s = gated({ autoPromotionEnabled: false });
     s.decide('Approve', 'alice', { step: 0 });
