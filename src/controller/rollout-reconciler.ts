@@ -3,11 +3,10 @@
  * call plan(), make the writes in order (server-side apply under stepwise-controller), throw at
  * the first failure, return when to come back. No rollout logic lives here.
  */
-import { API_VERSION, Reason, ROLLOUT_APPROVAL_KIND, ROLLOUT_KIND } from '../api/index.ts';
+import { Reason } from '../api/index.ts';
 import type {
   AnalysisRun,
   AnalysisTemplate,
-  Deployment,
   Person,
   Pod,
   ReplicaSet,
@@ -16,8 +15,7 @@ import type {
   RolloutStatus,
   Service,
 } from '../api/index.ts';
-import { Resources } from '../kube/index.ts';
-import type { KubeObject, KubeApi, Clock, Logger } from '../kube/index.ts';
+import type { KubeApi, Clock, Logger } from '../kube/index.ts';
 import { plan, resolveWorkload, servicesOf } from '../rollout/index.ts';
 import type {
   ArgoControllerLease,
@@ -31,12 +29,14 @@ import type { Key, Reconciler, Result } from './reconciler.ts';
 import { passFields } from './pass-log.ts';
 import { RefusedWriteError, refusalOf } from './refusal.ts';
 import type { Refusal } from '../rollout/progressing.ts';
-import { applyTraffic, observeTraffic } from './traffic-shell.ts';
+import { observeTraffic } from './traffic-shell.ts';
 import type { TrafficObjectCache, TrafficView } from './traffic-shell.ts';
 import { stormMessage, WriteStormGuard, type WriteStormMetrics } from './write-storm.ts';
 import { RolloutReleases } from './deletion.ts';
 import { restoreWorkload } from './workload-restore.ts';
 import type { WorkloadReading } from './workload-wiring.ts';
+import { makeWrite } from './rollout-writes.ts';
+import type { EventSink, PlannedEvent } from './rollout-writes.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -64,12 +64,7 @@ export interface RolloutCache {
   workloadOf?(rollout: Rollout): WorkloadReading | undefined;
 }
 
-export interface EventSink {
-  event(rollout: Rollout, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
-
-/** An event the planner asked for, as written (notifications are made from these). */
-export type PlannedEvent = Extract<Write, { kind: 'event' }>;
+export type { EventSink, PlannedEvent };
 
 export interface RolloutReconcilerDeps {
   readonly cache: RolloutCache;
@@ -288,7 +283,7 @@ export class RolloutReconciler implements Reconciler {
       }
       let written: string | undefined;
       try {
-        written = await this.#write(rollout, write, pass.traffic);
+        written = await makeWrite(this.#deps, rollout, write, pass.traffic);
       } catch (err) {
         const refusal = refusalOf(write, err);
         if (refusal === undefined) throw err;
@@ -341,90 +336,6 @@ export class RolloutReconciler implements Reconciler {
     const before = observed.find((rs) => rs.metadata?.name === name)?.metadata?.resourceVersion;
     if (before !== undefined && written !== undefined && written !== before) {
       this.#replicaSetWrites.expect(`${body.metadata?.namespace}/${name}`, [before], written);
-    }
-  }
-
-  /** Makes one write; returns the new resourceVersion for a status or ReplicaSet write. */
-  async #write(
-    rollout: Rollout,
-    w: Write,
-    traffic: TrafficView | undefined,
-  ): Promise<string | undefined> {
-    const { api } = this.#deps;
-    const namespace = rollout.metadata.namespace ?? '';
-    const name = rollout.metadata.name ?? '';
-    switch (w.kind) {
-      case 'applyReplicaSet': {
-        const written = await api.apply(w.body as ReplicaSet & { metadata: object });
-        return written.metadata?.resourceVersion;
-      }
-      case 'adoptReplicaSet': {
-        // Forced (the controller reference Argo held is gone), but only over the version seen.
-        const written = await api.apply(w.body as ReplicaSet & { metadata: object });
-        return written.metadata?.resourceVersion;
-      }
-      case 'deleteReplicaSet':
-        await api.delete(Resources.ReplicaSet, namespace, w.name);
-        return undefined;
-      case 'applyService': {
-        const written = await api.apply(w.body as Service & { metadata: object });
-        return written.metadata?.resourceVersion;
-      }
-      case 'scaleWorkload': {
-        // Forced: it must win over a GitOps manager's replicas (argo-rollouts#4935).
-        const written = await api.apply(w.body as Deployment & { metadata: object }, {
-          force: true,
-        });
-        return written.metadata?.resourceVersion;
-      }
-      case 'setTraffic':
-        // Planned only from an observation, so a view exists.
-        if (traffic === undefined) throw new Error(`${rollout.metadata.name}: no traffic router`);
-        await applyTraffic(api, traffic, w.state, { canary: w.canaryHash, stable: w.stableHash });
-        return undefined;
-      case 'evictPod':
-        await api.evict(namespace, w.name);
-        return undefined;
-      case 'patchPodMetadata':
-        await api.patchMerge(Resources.Pod, namespace, w.name, { metadata: w.patch });
-        return undefined;
-      case 'applyStatus': {
-        const body: KubeObject & { status: RolloutStatus } = {
-          apiVersion: API_VERSION,
-          kind: ROLLOUT_KIND,
-          // Optimistic concurrency: if anyone (the plugin's promote or abort, say) changed the
-          // Rollout since we read it, the apply fails with a Conflict and we plan again, instead
-          // of forcing an answer to a question that has changed.
-          metadata: { name, namespace, resourceVersion: rollout.metadata.resourceVersion },
-          status: w.status,
-        };
-        const written = await api.applyStatus(body);
-        return written.metadata?.resourceVersion;
-      }
-      case 'applyAnalysisRun':
-        await api.apply(w.body);
-        return undefined;
-      case 'terminateAnalysisRun':
-        // A merge patch: an apply of `spec.terminate` alone would drop the spec we applied.
-        await api.patchMerge(Resources.AnalysisRun, namespace, w.name, {
-          spec: { terminate: true },
-        });
-        return undefined;
-      case 'deleteAnalysisRun':
-        await api.delete(Resources.AnalysisRun, namespace, w.name);
-        return undefined;
-      case 'markApproval':
-        await api.applyStatus({
-          apiVersion: API_VERSION,
-          kind: ROLLOUT_APPROVAL_KIND,
-          metadata: { name: w.name, namespace },
-          status: w.status,
-        });
-        return undefined;
-      case 'event':
-        this.#deps.events.event(rollout, w.type, w.reason, w.message);
-        this.#deps.onEvent?.(rollout, w);
-        return undefined;
     }
   }
 }
