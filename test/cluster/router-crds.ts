@@ -155,7 +155,9 @@ async function crdFilesIn(dir: string): Promise<string[]> {
 /** `go mod download -json`, outside any go.mod (a temporary cwd), for the module's `.Dir` (also
  *  where test/observability/ reads Argo's Grafana dashboard). */
 export async function moduleDir(module: string): Promise<string> {
-  process.stderr.write(`[router-crds] downloading ${module} ...\n`);
+  process.stderr.write(
+    `[router-crds] go mod download ${module} (from the module cache after the first run)\n`,
+  );
   const cwd = await mkdtemp(join(tmpdir(), 'stepwise-router-crds-'));
   let stdout: string;
   try {
