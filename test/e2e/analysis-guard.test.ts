@@ -58,9 +58,9 @@ before(async () => {
   });
 });
 after(async () => {
-  await controller.kill();
+  await controller?.kill();
   denied.close();
-  await hooks.close();
+  await hooks?.close();
 });
 
 const runPhase = (ns: string, name: string, wanted: string) =>

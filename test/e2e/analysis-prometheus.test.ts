@@ -64,8 +64,8 @@ before(async () => {
   controller = await startController();
 });
 after(async () => {
-  await controller.kill();
-  await prometheus.stop();
+  await controller?.kill();
+  await prometheus?.stop();
   await app.close();
   hanging.close();
 });

@@ -54,7 +54,7 @@ before(async () => {
   controller = await startController();
 });
 after(async () => {
-  await controller.kill();
+  await controller?.kill();
   metrics.close();
 });
 

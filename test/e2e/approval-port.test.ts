@@ -78,8 +78,8 @@ before(async () => {
   });
 });
 after(async () => {
-  await controller.kill();
-  await slack.close();
+  await controller?.kill();
+  await slack?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -247,8 +247,8 @@ before(async () => {
   });
 });
 after(async () => {
-  await controller.kill();
-  await slack.close();
+  await controller?.kill();
+  await slack?.close();
 });
 
 describe('approvals count people (H2)', () => {

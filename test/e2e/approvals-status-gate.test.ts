@@ -189,7 +189,7 @@ before(async () => {
   );
 });
 after(async () => {
-  await controller.kill();
+  await controller?.kill();
 });
 
 describe('a user bound to edit cannot approve through rollouts/status', () => {

@@ -158,8 +158,8 @@ before(async () => {
   });
 });
 after(async () => {
-  await controller.kill();
-  await slack.close();
+  await controller?.kill();
+  await slack?.close();
 });
 
 const NOTIFY = {

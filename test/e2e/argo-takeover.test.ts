@@ -65,7 +65,7 @@ before(async () => {
   ]);
 });
 after(async () => {
-  await Promise.all([argo.stop(), stepwise.kill()]);
+  await Promise.all([argo?.stop(), stepwise?.kill()]);
 });
 
 const podUids = (app: string): Promise<string[]> => kept.podUids(ns, app);

@@ -50,8 +50,8 @@ before(async () => {
   controller = await startController();
 });
 after(async () => {
-  if (process.env.DUMP_LOGS) for (const l of controller.logs) console.log(JSON.stringify(l));
-  await controller.kill();
+  if (process.env.DUMP_LOGS) for (const l of controller?.logs ?? []) console.log(JSON.stringify(l));
+  await controller?.kill();
   endpoint.close();
 });
 

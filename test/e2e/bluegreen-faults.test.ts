@@ -62,8 +62,8 @@ before(async () => {
 });
 afterEach(stopWatches);
 after(async () => {
-  if (process.env.DUMP_LOGS) for (const l of controller.logs) console.log(JSON.stringify(l));
-  await controller.kill();
+  if (process.env.DUMP_LOGS) for (const l of controller?.logs ?? []) console.log(JSON.stringify(l));
+  await controller?.kill();
   health.close();
 });
 

@@ -41,7 +41,7 @@ before(async () => {
   controller = await startController();
 });
 afterEach(stopWatches);
-after(() => controller.kill());
+after(() => controller?.kill());
 
 /** Git's copy of a Service of Rollout `app`: the selector without any hash. */
 const gitService = (name: string, app: string) => ({

@@ -43,7 +43,7 @@ before(async () => {
   controller = await startController();
 });
 afterEach(stopWatches);
-after(() => controller.kill());
+after(() => controller?.kill());
 
 const live = (p: Pod): boolean =>
   !p.metadata?.deletionTimestamp && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded';

@@ -27,7 +27,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 describe('the end of a basic canary', () => {
   it('the stable Service never selects no ready pod: its EndpointSlice keeps ready endpoints from promote to Healthy (Argo: empty while the old stable drains, argo-rollouts#1760)', async () => {

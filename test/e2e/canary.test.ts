@@ -33,7 +33,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 describe('a canary walks its steps', () => {
   it('template change → canary ReplicaSet, setWeight split, pauses, promote, full promotion', async () => {

@@ -34,7 +34,7 @@ before(async () => {
   prometheus = await startPrometheus({ dataDir });
 });
 after(async () => {
-  await prometheus.stop();
+  await prometheus?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

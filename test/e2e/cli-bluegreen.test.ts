@@ -26,7 +26,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 /** Namespace with Services web-active / web-preview and a blue-green Rollout `web`, Healthy. */
 async function blueGreen(prefix: string): Promise<{ ns: string; first: Rollout }> {

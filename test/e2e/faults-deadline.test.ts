@@ -35,7 +35,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 const progressing = (r: Rollout) => r.status?.conditions?.find((c) => c.type === 'Progressing');
 

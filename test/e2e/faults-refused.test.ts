@@ -24,7 +24,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 const TOO_LONG = 'x'.repeat(64);
 const containers = (image: string, name = 'app') => [{ name, image: `registry.invalid/${image}` }];

@@ -52,7 +52,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 /** An HPA on the Rollout `name` whose floor is above its replicas: the HPA controller scales
  *  the Rollout to `minReplicas` through rollouts/scale. */

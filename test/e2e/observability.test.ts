@@ -72,8 +72,8 @@ before(async () => {
   startedAt = Date.now() / 1000;
 });
 after(async () => {
-  await controller.kill();
-  await prometheus.stop();
+  await controller?.kill();
+  await prometheus?.stop();
 });
 
 interface PromResult {

@@ -30,7 +30,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 describe('pause and resume from the plugin', () => {
   it('holds the steps through a new revision; promote points at resume; resume lets it go on', async () => {

@@ -24,7 +24,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 describe('the pod template', () => {
   it('a misspelt container field: InvalidSpec with its path, no ReplicaSet; fixed, it rolls out', async () => {

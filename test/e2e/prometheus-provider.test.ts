@@ -14,7 +14,7 @@ import type { RunningPrometheus } from '../prometheus/server.ts';
 
 let prometheus: RunningPrometheus;
 before(async () => (prometheus = await startPrometheus()));
-after(() => prometheus.stop());
+after(() => prometheus?.stop());
 
 const noSecrets: SecretSource = {
   secretValue: (ns, ref) => Promise.reject(new Error(`Secret "${ns}/${ref.name}" not found`)),

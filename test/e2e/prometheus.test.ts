@@ -15,7 +15,7 @@ before(async () => {
   prometheus = await startPrometheus({ scrapeTargets: [{ job: 'demo', target }] });
 });
 after(async () => {
-  await prometheus.stop();
+  await prometheus?.stop();
   await app.close();
 });
 

@@ -52,7 +52,7 @@ before(async () => {
   await installRouterCrds('experimental');
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 type Annotated = { metadata?: { annotations?: Record<string, string> } };
 const unmarked = (o: Annotated): boolean =>

@@ -26,7 +26,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 const released = (svc: Service): boolean =>
   JSON.stringify(svc.spec?.selector) === JSON.stringify({ app: 'web' }) &&

@@ -53,7 +53,7 @@ before(async () => {
   await installRouterCrds('experimental');
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 afterEach(stopWatches);
 
 const steps = [{ setWeight: 30 }, { pause: {} }, { setWeight: 60 }, { pause: {} }];

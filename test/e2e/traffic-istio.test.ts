@@ -39,7 +39,7 @@ before(async () => {
   await installRouterCrds('experimental');
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 afterEach(stopWatches);
 
 interface Destination {

@@ -37,7 +37,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 afterEach(stopWatches);
 
 interface Ingress {

@@ -37,7 +37,7 @@ before(async () => {
   await installRouterCrds('experimental');
   controller = await startController(); // after the CRDs: it watches what the cluster serves
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 afterEach(stopWatches);
 
 interface TrafficSplit {

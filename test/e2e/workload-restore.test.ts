@@ -43,7 +43,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 
 const held = (r: Rollout): boolean =>
   (r.metadata.finalizers ?? []).includes(RESTORE_WORKLOAD_FINALIZER);

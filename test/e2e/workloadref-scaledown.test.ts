@@ -38,7 +38,7 @@ before(async () => {
   controller = await startController();
 });
 after(async () => {
-  await controller.kill();
+  await controller?.kill();
   endpoint.close();
 });
 afterEach(() => stopWatches());

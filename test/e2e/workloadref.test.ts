@@ -44,7 +44,7 @@ before(async () => {
   await installCrds();
   controller = await startController();
 });
-after(() => controller.kill());
+after(() => controller?.kill());
 afterEach(() => stopWatches());
 
 const degraded =
