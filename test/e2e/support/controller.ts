@@ -76,7 +76,13 @@ export const LOOPBACK_ANALYSIS_ALLOWANCE = '--analysis-allowed-hosts=127.0.0.0/8
 export class ControllerProcess {
   readonly logs: LogLine[] = [];
   readonly #child: ChildProcess;
-  readonly #waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
+  readonly #waiters: {
+    match: (l: LogLine) => boolean;
+    resolve: (l: LogLine) => void;
+    fail: (err: Error) => void;
+  }[] = [];
+  /** Set once its output has ended: a line not seen by then never comes. */
+  #ended: string | undefined;
   readonly #launcher: ControllerLauncher | undefined;
   readonly exited: Promise<number | null>;
   /** The `--instance-id` it runs with, given or added (see ControllerOptions.instanceId). */
@@ -115,6 +121,11 @@ export class ControllerProcess {
           { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
         );
     this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
+    // 'close' comes after the last of its output: waiting on longer is waiting on nothing.
+    this.#child.once('close', (code, signal) => {
+      this.#ended = `controller exited (${signal ?? `code ${code}`})`;
+      for (const w of this.#waiters.splice(0)) w.fail(this.#notLogged(this.#ended));
+    });
     for (const stream of [this.#child.stdout, this.#child.stderr]) {
       let buffered = '';
       stream?.setEncoding('utf8');
@@ -143,30 +154,37 @@ export class ControllerProcess {
     return this.#child.pid;
   }
 
-  /** Resolves with the first log line (past or future) that matches. */
+  /** Resolves with the first log line (past or future) that matches; fails at the timeout or
+   *  as soon as the controller has exited without logging it. */
   waitForLog(match: (l: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
     const seen = this.logs.find(match);
     if (seen) return Promise.resolve(seen);
+    if (this.#ended !== undefined) return Promise.reject(this.#notLogged(this.#ended));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(
-          new Error(
-            `controller did not log the expected line in ${timeoutMs} ms; last lines:\n` +
-              this.logs
-                .slice(-15)
-                .map((l) => JSON.stringify(l))
-                .join('\n'),
-          ),
-        );
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        reject(this.#notLogged(`in ${timeoutMs} ms`));
       }, timeoutMs);
-      this.#waiters.push({
+      const waiter = {
         match,
-        resolve: (l) => {
+        resolve: (l: LogLine) => {
           clearTimeout(timer);
           resolve(l);
         },
-      });
+        fail: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      this.#waiters.push(waiter);
     });
+  }
+
+  #notLogged(why: string): Error {
+    const last = this.logs.slice(-15).map((l) => JSON.stringify(l));
+    return new Error(
+      `controller did not log the expected line: ${why}; last lines:\n${last.join('\n')}`,
+    );
   }
 
   /** Waits until the caches are synced and the metrics port is known. */
