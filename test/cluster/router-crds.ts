@@ -15,8 +15,9 @@ import { kubeHttp } from './testing.ts';
 export const GATEWAY_API_MODULE = 'sigs.k8s.io/gateway-api@v1.6.3';
 /** Istio's API module; its CRD file is generated for the same release. */
 export const ISTIO_API_MODULE = 'istio.io/api@v1.30.8';
-/** Argo Rollouts' e2e CRDs hold the only apiextensions/v1 TrafficSplit (v1alpha4) with a tag. */
-export const ARGO_ROLLOUTS_MODULE = 'github.com/argoproj/argo-rollouts@v1.9.1';
+/** Argo Rollouts' e2e CRDs hold the only apiextensions/v1 TrafficSplit (v1alpha4) with a tag; the
+ *  release test/cluster/argo/build.sh builds its controller from, so a clean run fetches one. */
+export const ARGO_ROLLOUTS_MODULE = 'github.com/argoproj/argo-rollouts@v1.9.2';
 
 export type GatewayChannel = 'standard' | 'experimental';
 
