@@ -12,8 +12,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReplicaSet, Rollout } from '../../src/api/index.ts';
 import { testNamespace } from '../cluster/testing.ts';
+import {
+  activeService,
+  blueGreenRollout,
+  createBlueGreenServices,
+  recordServiceHashes,
+  waitForRevisionReplicas,
+} from './support/bluegreen-numbers.ts';
 import { startController } from './support/controller.ts';
 import type { ControllerProcess } from './support/controller.ts';
+import { plugin } from './support/plugin.ts';
 import {
   hashOf,
   neverReadyTemplate,
@@ -78,8 +86,10 @@ function waitForScaledTo(ns: string, name: string, replicas: number): Promise<Ro
     (r) =>
       r.spec.replicas === replicas &&
       r.status?.observedGeneration === String(r.metadata.generation),
-    // The HPA controller looks at a new HPA one sync period (1 s here) after it appears.
-    20_000,
+    // The HPA controller looks at a new HPA one sync period (1 s here) after it appears, but it
+    // finds a kind's scale through kube-controller-manager's discovery cache, reset every 30 s:
+    // on a fresh cluster whose CRDs this file just installed, the first HPA waits up to that.
+    45_000,
   );
 }
 
@@ -180,5 +190,94 @@ describe('an HPA scales a Rollout during a canary', () => {
       `available ${held.status?.availableReplicas} >= replicas - maxUnavailable`,
     );
     assert.deepEqual(await split(ns, held), [2, 4], 'canary/stable after the quiet window');
+  });
+});
+
+/** The Rollout's scale subresource, as the HPA controller reads it. */
+const scaleOf = (ns: string, name: string): Promise<Scale> =>
+  http.json<Scale>('GET', `/apis/stepwise.dev/v1alpha1/namespaces/${ns}/rollouts/${name}/scale`);
+
+/** The selector the HPA counts pods by names this hash: it measures that version. */
+function assertMeasures(scale: Scale, hash: string | undefined, what: string): void {
+  assert.ok(hash);
+  assert.match(
+    scale.status?.selector ?? '',
+    new RegExp(`rollouts-pod-template-hash=${hash}`),
+    what,
+  );
+}
+
+/** A blue-green Rollout `web` of 2 replicas, Healthy on revision 1; its hash. */
+async function healthyBlueGreen(ns: string, autoPromotionEnabled: boolean): Promise<string> {
+  await createBlueGreenServices(ns, 'web');
+  await createRollout(ns, blueGreenRollout('web', { autoPromotionEnabled }, { replicas: 2 }));
+  const first = await waitForRollout(ns, 'web', 'revision 1 Healthy', phase('Healthy'));
+  assert.ok(first.status?.currentPodHash);
+  return first.status.currentPodHash;
+}
+
+// Argo: a blue-green's status counts (and so the scale subresource) are the active ReplicaSet's,
+// and the preview is scaled to spec.replicas when previewReplicaCount is not set.
+describe('an HPA scales a blue-green Rollout', () => {
+  it('paused before the switch: 2 → 4 grows the serving version and the preview, the HPA counts the active pods; promoted, it counts the new ones', async () => {
+    const ns = await testNamespace('hpa-bg');
+    const stable = await healthyBlueGreen(ns, false);
+    await setImage(ns, 'web', 'app:2');
+    const paused = await waitForRollout(ns, 'web', 'BlueGreenPause', (r) =>
+      (r.status?.pauseConditions ?? []).some((c) => c.reason === 'BlueGreenPause'),
+    );
+    const preview = paused.status?.currentPodHash;
+    await autoscale(ns, 'web', 4);
+    await waitForScaledTo(ns, 'web', 4);
+    await waitForRevisionReplicas(ns, 'web', { 1: 4, 2: 4 });
+    const grown = await waitForRollout(
+      ns,
+      'web',
+      'the active version at 4 available, still paused',
+      (r) => r.status?.HPAReplicas === 4 && r.status.availableReplicas === 4,
+    );
+    assert.equal(grown.status?.phase, 'Paused');
+    assert.equal(grown.status?.blueGreen?.activeSelector, stable);
+    const before = await scaleOf(ns, 'web');
+    assert.equal(before.status?.replicas, 4);
+    assertMeasures(before, stable, 'the HPA counts the pods that serve, not the preview');
+
+    const promoted = await plugin(['promote', 'web', '-n', ns]);
+    assert.equal(promoted.code, 0, promoted.stderr);
+    const done = await waitForRollout(
+      ns,
+      'web',
+      'Healthy on revision 2 at 4',
+      (r) => phase('Healthy')(r) && r.status?.stableRS === preview && r.status?.HPAReplicas === 4,
+    );
+    assert.equal(done.status?.blueGreen?.activeSelector, preview);
+    assertMeasures(await scaleOf(ns, 'web'), preview, 'after the switch, the new version');
+  });
+
+  it('a new version never Ready: the HPA grows the stable, which keeps serving, and the active Service never moves', async (t) => {
+    const ns = await testNamespace('hpa-bg-stuck');
+    const stable = await healthyBlueGreen(ns, true);
+    const active = await recordServiceHashes(ns, activeService('web'));
+    t.after(() => active.stop());
+    await patchSpec(ns, 'web', neverReadyTemplate('web'));
+    const updating = await waitForRollout(ns, 'web', 'a second ReplicaSet', (r) =>
+      Boolean(r.status?.currentPodHash && r.status.currentPodHash !== stable),
+    );
+    const stuck = updating.status?.currentPodHash;
+    await autoscale(ns, 'web', 4);
+    await waitForScaledTo(ns, 'web', 4);
+    await waitForRevisionReplicas(ns, 'web', { 1: 4, 2: 4 });
+    const grown = await waitForRollout(
+      ns,
+      'web',
+      'the stable at 4 available',
+      (r) => r.status?.HPAReplicas === 4 && r.status.availableReplicas === 4,
+    );
+    assert.equal(grown.status?.blueGreen?.activeSelector, stable);
+    assertMeasures(await scaleOf(ns, 'web'), stable, 'the HPA counts the stable pods');
+    assert.ok(
+      !active.seen.includes(stuck),
+      `the active Service selected ${active.seen.join(' → ')}; never the unready ${stuck}`,
+    );
   });
 });
