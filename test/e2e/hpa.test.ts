@@ -216,6 +216,20 @@ async function healthyBlueGreen(ns: string, autoPromotionEnabled: boolean): Prom
   return first.status.currentPodHash;
 }
 
+/** An HPA raises `web` from 2 to 4: both versions ask for 4 pods (no previewReplicaCount), and
+ *  the status (so the scale subresource) counts the 4 available pods of the serving one. */
+async function autoscaledTo4(ns: string, what: string): Promise<Rollout> {
+  await autoscale(ns, 'web', 4);
+  await waitForScaledTo(ns, 'web', 4);
+  await waitForRevisionReplicas(ns, 'web', { 1: 4, 2: 4 });
+  return waitForRollout(
+    ns,
+    'web',
+    what,
+    (r) => r.status?.HPAReplicas === 4 && r.status.availableReplicas === 4,
+  );
+}
+
 // Argo: a blue-green's status counts (and so the scale subresource) are the active ReplicaSet's,
 // and the preview is scaled to spec.replicas when previewReplicaCount is not set.
 describe('an HPA scales a blue-green Rollout', () => {
@@ -227,15 +241,7 @@ describe('an HPA scales a blue-green Rollout', () => {
       (r.status?.pauseConditions ?? []).some((c) => c.reason === 'BlueGreenPause'),
     );
     const preview = paused.status?.currentPodHash;
-    await autoscale(ns, 'web', 4);
-    await waitForScaledTo(ns, 'web', 4);
-    await waitForRevisionReplicas(ns, 'web', { 1: 4, 2: 4 });
-    const grown = await waitForRollout(
-      ns,
-      'web',
-      'the active version at 4 available, still paused',
-      (r) => r.status?.HPAReplicas === 4 && r.status.availableReplicas === 4,
-    );
+    const grown = await autoscaledTo4(ns, 'the active version at 4 available, still paused');
     assert.equal(grown.status?.phase, 'Paused');
     assert.equal(grown.status?.blueGreen?.activeSelector, stable);
     const before = await scaleOf(ns, 'web');
@@ -264,15 +270,7 @@ describe('an HPA scales a blue-green Rollout', () => {
       Boolean(r.status?.currentPodHash && r.status.currentPodHash !== stable),
     );
     const stuck = updating.status?.currentPodHash;
-    await autoscale(ns, 'web', 4);
-    await waitForScaledTo(ns, 'web', 4);
-    await waitForRevisionReplicas(ns, 'web', { 1: 4, 2: 4 });
-    const grown = await waitForRollout(
-      ns,
-      'web',
-      'the stable at 4 available',
-      (r) => r.status?.HPAReplicas === 4 && r.status.availableReplicas === 4,
-    );
+    const grown = await autoscaledTo4(ns, 'the stable at 4 available');
     assert.equal(grown.status?.blueGreen?.activeSelector, stable);
     assertMeasures(await scaleOf(ns, 'web'), stable, 'the HPA counts the stable pods');
     assert.ok(
