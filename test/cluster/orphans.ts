@@ -32,6 +32,19 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Resolves once none of `pids` is alive, or after `timeoutMs` (the caller checks what is left).
+ * A SIGKILL takes effect only when the process leaves the kernel: etcd inside an fsync on a busy
+ * disk can outlive the signal by far more than a fixed pause. No event tells us of a process
+ * that is not our child, so this polls.
+ */
+export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(isAlive) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Kills the processes of clusters under `parent` whose owner is gone; returns their dirs. */
 export function reapOrphans(parent: string): string[] {
   const reaped: string[] = [];

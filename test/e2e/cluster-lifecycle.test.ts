@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startCluster } from '../cluster/cluster.ts';
 import { KubeHttp } from '../cluster/kube-http.ts';
 import { readCredentials } from '../cluster/kubeconfig.ts';
-import { isAlive, processesMentioning, reapOrphans } from '../cluster/orphans.ts';
+import { isAlive, processesMentioning, reapOrphans, waitForExit } from '../cluster/orphans.ts';
 
 const CLUSTER_MODULE = fileURLToPath(new URL('../cluster/cluster.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../cluster/cli.ts', import.meta.url));
@@ -109,7 +109,7 @@ test('an uncaught error in the owning process takes its cluster down', async (t)
   const parent = privateParent(t);
   const { pids, exited } = await startOwner(parent, true);
   assert.equal(await exited, 1);
-  await new Promise((r) => setTimeout(r, 200)); // SIGKILL is delivered asynchronously
+  await waitForExit(pids); // the owner's SIGKILL to them takes effect when each leaves the kernel
   assertNothingLeft(parent, pids);
 });
 
@@ -120,7 +120,7 @@ test('a cluster whose owner was SIGKILLed is reaped by the next start', async (t
   await exited;
   assert.ok(pids.every(isAlive), 'SIGKILL leaves orphans; this is what reaping is for');
   assert.equal(reapOrphans(parent).length, 1);
-  await new Promise((r) => setTimeout(r, 200)); // SIGKILL is delivered asynchronously
+  await waitForExit(pids); // the reaper's SIGKILL takes effect when each leaves the kernel
   assertNothingLeft(parent, pids);
 });
 
