@@ -167,6 +167,9 @@ describe('dashboard', () => {
     // the test before, and its phase changing changes the offers, which rightly redraws the bar.
     const ro = await getRollout(ns[2]!, 'web');
     await page.goto(`${dashboard.origin}/#/r/${ns[2]}/web`);
+    // The hash route changes without a page load: until this view is drawn, the page still
+    // shows the previous Rollout's buttons (a probe on one of those would be lost with it).
+    await page.locator('h1', { hasText: `${ns[2]} / web` }).waitFor();
     const button = page.locator('button[data-action="restart"]');
     await button.waitFor();
     await button.evaluate((b: { setAttribute(name: string, value: string): void }) => {
