@@ -59,6 +59,14 @@ async function signedIn(c: BrowserContext, d: RunningDashboard): Promise<Page> {
   return p;
 }
 
+/** Opens the view of Rollout `namespace/name` and waits until it is drawn: the hash route
+ *  changes without a page load, and until then the page still shows the previous view's
+ *  buttons (a click or a probe on one of those would act on the wrong Rollout, or be lost). */
+async function openRollout(p: Page, origin: string, namespace: string, name: string) {
+  await p.goto(`${origin}/#/r/${namespace}/${name}`);
+  await p.locator('h1', { hasText: `${namespace} / ${name}` }).waitFor();
+}
+
 /** Clicks an action on the Rollout view, fills its inputs, confirms it, and returns the answer
  *  shown. */
 async function act(p: Page, action: string, fillIn?: () => Promise<void>): Promise<string> {
@@ -127,7 +135,7 @@ describe('dashboard', () => {
 
   it('promotes from the page: the Rollout moves to its next step', async () => {
     await waitForRollout(ns[0]!, 'web', 'paused at step 1', pausedAt(1));
-    await page.goto(`${dashboard.origin}/#/r/${ns[0]}/web`);
+    await openRollout(page, dashboard.origin, ns[0]!, 'web');
     await page.locator('li.step.current', { hasText: 'pause' }).waitFor();
     await page.locator('button[data-action="promote"]:not(.off)').waitFor();
     await screenshot(page, 'dashboard-canary-paused');
@@ -142,7 +150,7 @@ describe('dashboard', () => {
     await createRollout(ns[2]!, rolloutBody('api', { strategy: STEPS }));
     const first = await waitForRollout(ns[2]!, 'api', 'Healthy', phase('Healthy'));
     const image = first.spec.template?.spec?.containers[0]?.image;
-    await page.goto(`${dashboard.origin}/#/r/${ns[2]}/api`);
+    await openRollout(page, dashboard.origin, ns[2]!, 'api');
     await page.locator('button[data-action="set-image"]:not(.off)').waitFor();
 
     const set = await act(page, 'set-image', async () => {
@@ -166,10 +174,7 @@ describe('dashboard', () => {
     // A Rollout nothing writes to (Healthy since before()): 'api' is still being restarted by
     // the test before, and its phase changing changes the offers, which rightly redraws the bar.
     const ro = await getRollout(ns[2]!, 'web');
-    await page.goto(`${dashboard.origin}/#/r/${ns[2]}/web`);
-    // The hash route changes without a page load: until this view is drawn, the page still
-    // shows the previous Rollout's buttons (a probe on one of those would be lost with it).
-    await page.locator('h1', { hasText: `${ns[2]} / web` }).waitFor();
+    await openRollout(page, dashboard.origin, ns[2]!, 'web');
     const button = page.locator('button[data-action="restart"]');
     await button.waitFor();
     await button.evaluate((b: { setAttribute(name: string, value: string): void }) => {
@@ -215,7 +220,7 @@ describe('dashboard', () => {
     await rowOf(page, `${ns[0]}/web`).waitFor({ state: 'detached' });
     await mine.uncheck();
 
-    await page.goto(`${dashboard.origin}/#/r/${n}/gated`);
+    await openRollout(page, dashboard.origin, n, 'gated');
     await page.locator('button[data-action="approve"]:not(.off)').waitFor();
     const answer = await act(page, 'approve', () =>
       page.locator('#input-comment').fill('graphs flat'),
@@ -284,7 +289,7 @@ describe('dashboard', () => {
       type: 'Warning',
       lastTimestamp: new Date().toISOString(),
     });
-    await page.goto(`${dashboard.origin}/#/r/${ns[2]}/web`);
+    await openRollout(page, dashboard.origin, ns[2]!, 'web');
     const item = page.locator('ul.events li', { hasText: 'Hostile' });
     await item.waitFor();
     assert.equal(
@@ -338,7 +343,7 @@ describe('analysis', () => {
         return count('good') === 3 && count('bad') === 2;
       },
     );
-    await page.goto(`${dashboard.origin}/#/r/${n}/charted`);
+    await openRollout(page, dashboard.origin, n, 'charted');
     const good = page.locator('figure[data-metric="good"]');
     const bad = page.locator('figure[data-metric="bad"]');
     await good.locator('dd.last', { hasText: '0.97' }).waitFor();
@@ -400,7 +405,7 @@ describe('a user who may only read', () => {
   it('sees the page, and gets "forbidden" on Promote with nothing written', async () => {
     for (const n of ns) await rowOf(vPage, `${n}/web`).waitFor();
     const before: Rollout = await getRollout(ns[1]!, 'web');
-    await vPage.goto(`${viewer.origin}/#/r/${ns[1]}/web`);
+    await openRollout(vPage, viewer.origin, ns[1]!, 'web');
     await vPage.locator('button[data-action="promote"]:not(.off)').waitFor();
     const answer = await act(vPage, 'promote');
     assert.match(answer, /^forbidden: user "dashboard-viewer" cannot patch rollouts\/status/);
