@@ -15,7 +15,7 @@ import type {
   RolloutStatus,
   Service,
 } from '../api/index.ts';
-import type { KubeApi, Clock, Logger } from '../kube/index.ts';
+import type { Clock, Logger } from '../kube/index.ts';
 import { plan, resolveWorkload, servicesOf } from '../rollout/index.ts';
 import type {
   ArgoControllerLease,
@@ -36,7 +36,7 @@ import { RolloutReleases } from './deletion.ts';
 import { restoreWorkload } from './workload-restore.ts';
 import type { WorkloadReading } from './workload-wiring.ts';
 import { makeWrite } from './rollout-writes.ts';
-import type { EventSink, PlannedEvent } from './rollout-writes.ts';
+import type { EventSink, PlannedEvent, WriteTarget } from './rollout-writes.ts';
 
 /** What the reconciler reads: the informers' caches, nothing else. */
 export interface RolloutCache {
@@ -66,10 +66,9 @@ export interface RolloutCache {
 
 export type { EventSink, PlannedEvent };
 
-export interface RolloutReconcilerDeps {
+/** Beside the caches and clock: where the writes go (api, events, onEvent; rollout-writes.ts). */
+export interface RolloutReconcilerDeps extends WriteTarget {
   readonly cache: RolloutCache;
-  readonly api: KubeApi;
-  readonly events: EventSink;
   readonly clock: Clock;
   readonly log: Logger;
   readonly onPhase?: (rollout: Rollout) => void;
@@ -77,8 +76,6 @@ export interface RolloutReconcilerDeps {
   /** The planner; tests swap in a faulty one. Default: the real `plan`. */
   readonly planner?: (o: Observed) => Plan;
   readonly stormMetrics?: WriteStormMetrics;
-  /** Told of every event after it is recorded (the notifications). Must not throw or block. */
-  readonly onEvent?: (rollout: Rollout, event: PlannedEvent) => void;
   /** Keeps from the planner the RolloutApprovals nothing vouches for (identity-policy.ts) and
    *  answers them. Absent: all are judged. */
   readonly screenApprovals?: (

@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveBinDir } from './binaries.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import type { DaemonMessage } from './daemon.ts';
-import { isAlive, reapOrphans } from './orphans.ts';
-import { sleep } from './poll.ts';
+import { isAlive, reapOrphans, waitForExit } from './orphans.ts';
 import { tailFile } from './process.ts';
 import * as state from './state.ts';
 
@@ -73,9 +72,9 @@ async function stopDaemon(s: state.ClusterState): Promise<void> {
   if (isAlive(s.pid)) {
     say(`stopping the cluster at ${s.server} (pid ${s.pid})...`);
     process.kill(s.pid, 'SIGTERM');
-    for (let waited = 0; isAlive(s.pid) && waited < 30_000; waited += 100) await sleep(100);
+    await waitForExit([s.pid], 30_000);
     if (isAlive(s.pid)) process.kill(s.pid, 'SIGKILL');
-    while (isAlive(s.pid)) await sleep(50);
+    await waitForExit([s.pid]);
   }
   reapOrphans(tmpdir()); // covers an owner that died without stopping its components
   state.removeState();

@@ -2,6 +2,7 @@
 // crashed CI step) is removed by the next start instead of running forever.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from './poll.ts';
 
 export const DATA_DIR_PREFIX = 'stepwise-cluster-';
 const RECORD = 'owner.json';
@@ -40,9 +41,7 @@ export function isAlive(pid: number): boolean {
  */
 export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (pids.some(isAlive) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  while (pids.some(isAlive) && Date.now() < deadline) await sleep(20);
 }
 
 /** Kills the processes of clusters under `parent` whose owner is gone; returns their dirs. */
